@@ -1,0 +1,1 @@
+"""Evaluation harness (solvers, responders, transcripts): built in a later issue."""

@@ -1,0 +1,126 @@
+"""Generation: one instance from its seed, and whole splits in release order (SPEC §2)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+
+from generators import registry
+from generators.family import Family, Reject
+from generators.schema import Answer, Instance, View, decode_latent, encode_latent
+from generators.seeds import PUBLIC, SeedSet, instance_seed, rng_for
+from generators.validate import validate_instance
+from verifiers.exact import canonical
+
+GENERATOR_VERSION = "1.0.0"
+MAX_DRAWS = 2000          # rejection-sampling bound per seed
+MAX_DUPLICATE_RESEEDS = 50
+
+
+class GenerationError(RuntimeError):
+    """A family could not produce a valid instance within the bounded number of draws."""
+
+
+def make_instance(family: Family, difficulty: int, seed: int, *, id: str, seed_set: str,
+                  validate: bool = True) -> Instance:
+    """Regenerate the instance of ``family`` at ``difficulty`` from ``seed`` alone."""
+    rng = rng_for(seed)
+    level = family.level(difficulty)
+    last = "no draw"
+    for _ in range(MAX_DRAWS):
+        try:
+            latent = family.generate(rng, level)
+        except Reject as why:
+            last = str(why) or "rejected"
+            continue
+        latent = decode_latent(encode_latent(latent))  # one canonical in-memory form
+        problem = family.check(latent)
+        if problem:
+            last = problem
+            continue
+        inst = _assemble(family, difficulty, level, seed, latent, id=id, seed_set=seed_set)
+        if not validate:
+            return inst
+        failures = validate_instance(inst, family)
+        if not failures:
+            return inst
+        last = str(failures[0])
+    raise GenerationError(
+        f"{family.name} d={difficulty} seed={seed}: no valid instance in {MAX_DRAWS} draws "
+        f"(last reason: {last})")
+
+
+def _assemble(family: Family, difficulty: int, level: int, seed: int, latent: dict, *,
+              id: str, seed_set: str) -> Instance:
+    r = family.render(latent)
+    cands = family.candidates(family.known(latent))
+    return Instance(
+        id=id, family=family.name, type=family.type, difficulty=difficulty, level=level,
+        seed=seed, seed_set=seed_set, generator_version=GENERATOR_VERSION,
+        view=View(r.context, list(r.facts), r.question, r.domain),
+        responder=list(r.responder), hints=list(r.hints),
+        answer=Answer(family.answer_type, canonical(family.answer_type, family.solve(latent)),
+                      list(r.components)),
+        candidate_answers=None if cands is None else len(cands),
+        latent=encode_latent(latent),
+    )
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One position of a split: which family, difficulty and per-block index, and its id."""
+
+    family: str
+    difficulty: int
+    index: int
+    id: str
+
+
+def layout(per_type: Dict[str, int], families: Optional[Sequence[str]] = None,
+           difficulties: Sequence[int] = (1, 2, 3)) -> List[Slot]:
+    """Positions in release order; ids are global indices in the *full* layout, so a
+    subset build gives each instance the id it has in the full split."""
+    slots: List[Slot] = []
+    position = 0
+    for name in registry.names():
+        count = per_type[registry.get(name).type]
+        for d in (1, 2, 3):
+            for i in range(count):
+                if (families is None or name in families) and d in difficulties:
+                    slots.append(Slot(name, d, i, f"{registry.prefix(name)}-{position:06d}"))
+                position += 1
+    return slots
+
+
+def build_split(seed_set: SeedSet = PUBLIC, per_type: Optional[Dict[str, int]] = None,
+                families: Optional[Sequence[str]] = None, difficulties: Sequence[int] = (1, 2, 3),
+                exclude: Iterable[Tuple[str, str]] = ()) -> Iterator[Instance]:
+    """Instances of a split in release order. No two share a latent state, and none shares
+    one with ``exclude`` (pairs of family and latent text, e.g. from the public release).
+
+    A subset build yields exactly the bytes of the full build: duplicates are resolved per
+    family in release order, so lower difficulties of a selected family are generated (not
+    yielded) whenever a higher one is asked for.
+    """
+    per_type = per_type or {"A": 20, "B": 50}
+    top = max(difficulties)
+    seen: Set[Tuple[str, str]] = set(exclude)
+    for slot in layout(per_type, families):
+        if slot.difficulty > top:
+            continue
+        inst = _fresh_instance(seed_set, slot, seen)
+        if slot.difficulty in difficulties:
+            yield inst
+
+
+def _fresh_instance(seed_set: SeedSet, slot: Slot, seen: Set[Tuple[str, str]]) -> Instance:
+    family = registry.get(slot.family)
+    for attempt in range(MAX_DUPLICATE_RESEEDS):
+        seed = instance_seed(seed_set, slot.family, slot.difficulty, slot.index, attempt)
+        inst = make_instance(family, slot.difficulty, seed, id=slot.id, seed_set=seed_set.name)
+        key = (inst.family, inst.latent)
+        if key not in seen:
+            seen.add(key)
+            return inst
+    raise GenerationError(f"{slot.family} d={slot.difficulty} index {slot.index}: "
+                          f"{MAX_DUPLICATE_RESEEDS} reseeds all repeated an existing latent state")

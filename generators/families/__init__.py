@@ -1,0 +1,1 @@
+"""One module per family; each defines ``FAMILY``. The registry lists them."""
