@@ -83,7 +83,7 @@ def layout(per_type: Dict[str, int], families: Optional[Sequence[str]] = None,
     slots: List[Slot] = []
     position = 0
     for name in registry.names():
-        count = per_type[registry.get(name).type]
+        count = per_type[registry.type_of(name)]
         for d in (1, 2, 3):
             for i in range(count):
                 if (families is None or name in families) and d in difficulties:

@@ -43,11 +43,19 @@ def get(name: str) -> Family:
         raise KeyError(f"unknown family {name!r}; known: {', '.join(TYPE_A + TYPE_B)}")
     if name not in _cache:
         family = importlib.import_module(f"generators.families.{name}").FAMILY
-        expected_type = "A" if name in TYPE_A else "B"
-        if family.name != name or family.type != expected_type:
+        if family.name != name or family.type != type_of(name):
             raise RuntimeError(f"family module {name} declares {family.name}/{family.type}")
         _cache[name] = family
     return _cache[name]
+
+
+def type_of(name: str) -> str:
+    """``"A"`` or ``"B"``, without importing the family module."""
+    if name in TYPE_A:
+        return "A"
+    if name in TYPE_B:
+        return "B"
+    raise KeyError(f"unknown family {name!r}")
 
 
 def names(types: str = "AB") -> List[str]:

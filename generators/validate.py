@@ -94,7 +94,11 @@ def validate_instance(inst: Instance, family: Family) -> List[Failure]:
         known = family.known(latent)
         cands = family.candidates(known)
         if cands is not None:
-            if len(cands) < 2:
+            if not _same_view(rendered, inst):
+                fail("local_underdetermination",
+                     "the stored view is not the rendering of its latent state, so its "
+                     "completions cannot be enumerated")
+            elif len(cands) < 2:
                 fail("local_underdetermination", "the solver's view leaves only one possible answer")
             elif not any(equal(c, stored_answer) for c in cands):
                 fail("local_underdetermination", "the stored answer is not among the view's candidates")

@@ -40,6 +40,7 @@ def canonical(answer_type: AnswerType, value: Value) -> str:
         return "(" + ", ".join(scalar_string(c) for c in value) + ")"
     if isinstance(value, (tuple, list)):
         raise TypeError(f"{answer_type} answer cannot be a tuple: {value!r}")
+    scalar_string(value)  # type check: int or Fraction only (no bool, no float)
     if answer_type == "int":
         if Fraction(value).denominator != 1:
             raise ValueError(f"int answer is not an integer: {value!r}")

@@ -154,9 +154,13 @@ def parse_tuple(text: str, names: Sequence[str]) -> Tuple[Scalar, ...]:
     cleaned = _clean(text)
     n = len(names)
     # "(q0, q1, q2) = (10, 1, 1)": a tuple of labels before the last '='.
+    # "v = (10, 1, 1)" too, but not "q0 = 10, 1, 1" (a named first component).
     if "=" in cleaned:
         head, tail = cleaned.rsplit("=", 1)
-        if len(_split_top(_strip_parens(tail), ",;")) == n and n > 1:
+        values = _split_top(_strip_parens(tail), ",;")
+        bracketed = _strip_parens(tail) != tail
+        names_before = len(_split_top(_strip_parens(head), ",;")) == n
+        if n > 1 and len(values) == n and (names_before or (bracketed and "," not in head)):
             cleaned = tail
     body = _strip_parens(cleaned)
     parts = _split_top(body, ",;")

@@ -1,0 +1,27 @@
+# Quick start: `make demo` (set up, regenerate and verify the release) and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+
+.PHONY: demo test venv bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+venv: $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+
+demo: venv
+	$(BIN)/mira-math generate --out build/release
+	$(BIN)/mira-math validate build/release
+	$(BIN)/mira-math verify mira-math
+
+test: venv
+	$(BIN)/python -m pytest
+
+bench: venv
+	$(BIN)/python benchmarks/bench_generation.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,140 @@
+"""``mira-math``: the project's one command (argparse subcommands, tqdm progress)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from generators import registry
+
+DEFAULT_RELEASE = Path("mira-math")
+
+
+def _per_type(text: str) -> Dict[str, int]:
+    try:
+        a, b = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected A/B counts such as 20/50, got {text!r}") from None
+    if a < 0 or b < 0:
+        raise argparse.ArgumentTypeError("counts must be non-negative")
+    return {"A": a, "B": b}
+
+
+def _progress(total: int, desc: str):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="inst", disable=None, leave=False)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from generators.build import layout
+    from generators.release import render_release, write_release
+    from generators.seeds import PUBLIC, SeedSet
+
+    families = args.families or registry.names(args.types)
+    unknown = [f for f in families if f not in registry.names()]
+    if unknown:
+        print(f"mira-math generate: unknown family {unknown[0]!r}", file=sys.stderr)
+        return 2
+    families = [f for f in registry.names() if f in families]  # release order
+    seed_set = PUBLIC if args.seed_set in (None, PUBLIC.name) else SeedSet.named(args.seed_set)
+    total = len(layout(args.per_type, families, args.difficulties))
+    with _progress(total, "generate") as bar:
+        files = render_release(seed_set, args.per_type, families, args.difficulties,
+                               progress=lambda: bar.update(1))
+    write_release(args.out, files)
+    print(f"wrote {total} instances of {len(families)} families to {args.out} "
+          f"(seed set {seed_set.name})")
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from generators.schema import DataError, read_jsonl
+    from generators.validate import Failure, validate_instance
+    from generators.release import family_files
+
+    paths: List[Path] = []
+    for p in args.files:
+        paths += family_files(p) if p.is_dir() else [p]
+    failures: List[Failure] = []
+    seen: Dict[tuple, str] = {}
+    count = 0
+    try:
+        for path in paths:
+            for inst in read_jsonl(path):
+                count += 1
+                try:
+                    family = registry.get(inst.family)
+                except KeyError as err:
+                    failures.append(Failure(inst.id, "schema", str(err)))
+                    continue
+                failures += validate_instance(inst, family)
+                key = (inst.family, inst.latent)
+                if key in seen:
+                    failures.append(Failure(inst.id, "global_uniqueness",
+                                            f"same latent state as {seen[key]}"))
+                seen.setdefault(key, inst.id)
+    except DataError as err:
+        print(f"mira-math validate: {err}", file=sys.stderr)
+        return 1
+    for f in failures:
+        print(f"FAIL {f}")
+    print(f"validated {count} instances in {len(paths)} files: "
+          f"{len(failures)} failure(s)")
+    return 1 if failures or count == 0 else 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from generators.release import read_release_info, verify_release
+    from generators.schema import DataError
+
+    try:
+        info = read_release_info(args.dir)
+        with _progress(int(info.get("total", 0)), "verify") as bar:
+            report = verify_release(args.dir, progress=lambda: bar.update(1))
+    except DataError as err:
+        print(f"mira-math verify: {err}", file=sys.stderr)
+        return 1
+    for p in report.problems:
+        print(f"FAIL {p}")
+    if report.ok:
+        print(f"verified {args.dir}: {report.files_checked} files regenerate byte for byte "
+              f"and match {args.dir / 'CHECKSUMS.sha256'}")
+        return 0
+    return 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mira-math", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    g = sub.add_parser("generate", help="build a split (default: the public 20/50 release)")
+    g.add_argument("--out", type=Path, default=DEFAULT_RELEASE, help="output folder (default: mira-math)")
+    g.add_argument("--types", choices=["A", "B", "AB"], default="AB", help="family types to build")
+    g.add_argument("--families", nargs="+", metavar="NAME", help="only these families")
+    g.add_argument("--difficulties", nargs="+", type=int, choices=[1, 2, 3], default=[1, 2, 3])
+    g.add_argument("--per-type", type=_per_type, default={"A": 20, "B": 50}, metavar="A/B",
+                   help="instances per difficulty for Type A / Type B families (default 20/50)")
+    g.add_argument("--seed-set", default=None, metavar="NAME",
+                   help="seed-set name (default: the public release's)")
+    g.set_defaults(func=cmd_generate)
+
+    v = sub.add_parser("validate", help="re-run every validity check on JSONL files or release folders")
+    v.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    v.set_defaults(func=cmd_validate)
+
+    r = sub.add_parser("verify", help="regenerate a release folder and compare it byte for byte")
+    r.add_argument("dir", nargs="?", type=Path, default=DEFAULT_RELEASE)
+    r.set_defaults(func=cmd_verify)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

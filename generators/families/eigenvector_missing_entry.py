@@ -1,0 +1,181 @@
+"""An integer matrix with a known eigenvector; one entry withheld; the answer is an entry of M².
+
+The missing entry M[i*][j*] sits in a column j* with v[j*] = 0, so the eigen-equation
+Mv = λv never involves it and cannot give it away. The target (M²)[i*][t*] is chosen so that
+it really changes with the missing entry.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from math import gcd
+from typing import Any, Dict, List, Optional, Sequence
+
+from generators.family import Family, Latent, Reject, Rendered
+from generators.schema import Hint
+
+_V_BOUND = 2          # decided here: eigenvector components lie in [-2, 2]
+_ROW_TRIES = 40       # bounded retries per row when fitting Mv = λv
+_SLOT_RE = re.compile(r"^M\[(\d+)\]\[(\d+)\]$")
+
+
+def _bound(level: int) -> int:
+    return 3 + 2 * (level - 1)
+
+
+def _size(level: int) -> int:
+    return level + 1
+
+
+def _square_entry(m: Sequence[Sequence[int]], i: int, t: int) -> int:
+    return sum(m[i][k] * m[k][t] for k in range(len(m)))
+
+
+def _with_entry(m: Sequence[Sequence[int]], i: int, j: int, x: int) -> List[List[int]]:
+    out = [list(r) for r in m]
+    out[i][j] = x
+    return out
+
+
+def _depends(m: Sequence[Sequence[int]], i: int, j: int, t: int) -> bool:
+    """(M²)[i][t] is a polynomial of degree <= 2 in M[i][j]: constant iff equal at 3 points."""
+    x = m[i][j]
+    vals = {_square_entry(_with_entry(m, i, j, x + d), i, t) for d in (0, 1, 2)}
+    return len(vals) > 1
+
+
+def _eigenvalue(m: Sequence[Sequence[int]], v: Sequence[int]) -> Optional[int]:
+    """The integer λ with Mv = λv, or None."""
+    mv = [sum(a * b for a, b in zip(row, v)) for row in m]
+    k = next((i for i, c in enumerate(v) if c != 0), None)
+    if k is None or mv[k] % v[k]:
+        return None
+    lam = mv[k] // v[k]
+    return lam if all(mv[i] == lam * v[i] for i in range(len(v))) else None
+
+
+def _slot(i: int, j: int) -> str:
+    return f"M[{i}][{j}]"
+
+
+class EigenvectorMissingEntry(Family):
+    name = "eigenvector_missing_entry"
+    type = "B"
+    answer_type = "int"
+
+    def generate(self, rng: random.Random, level: int) -> Latent:
+        n, bound = _size(level), _bound(level)
+        v = self._draw_vector(rng, n)
+        lam = rng.randint(1, bound)
+        nonzero = [k for k in range(n) if v[k] != 0]
+        units = [k for k in nonzero if abs(v[k]) == 1]
+        p = rng.choice(units or nonzero)       # the column that absorbs each row's equation
+        m: List[List[int]] = []
+        for i in range(n):
+            for _ in range(_ROW_TRIES):
+                row = [rng.randint(-bound, bound) for _ in range(n)]
+                rest = lam * v[i] - sum(row[j] * v[j] for j in range(n) if j != p)
+                if rest % v[p] == 0 and abs(rest // v[p]) <= bound:
+                    row[p] = rest // v[p]
+                    break
+            else:
+                raise Reject("no row with bounded entries fits Mv = λv")
+            m.append(row)
+        j = rng.choice([k for k in range(n) if v[k] == 0])
+        i = rng.randrange(n)
+        targets = [t for t in range(n) if _depends(m, i, j, t)]
+        if not targets:
+            raise Reject("no entry of row i* of M² depends on the missing entry")
+        return {"level": level, "M": m, "v": v, "missing": [i, j], "target": [i, rng.choice(targets)]}
+
+    @staticmethod
+    def _draw_vector(rng: random.Random, n: int) -> List[int]:
+        """A primitive integer vector with at least one zero, first nonzero component positive."""
+        zeros = set(rng.sample(range(n), rng.randint(1, n - 1)))
+        v = [0 if k in zeros else rng.choice((-2, -1, 1, 2)) for k in range(n)]
+        g = 0
+        for c in v:
+            g = gcd(g, c)
+        v = [c // g for c in v]
+        first = next(c for c in v if c != 0)
+        return [-c for c in v] if first < 0 else v
+
+    def check(self, latent: Latent) -> Optional[str]:
+        level = latent["level"]
+        n, bound = _size(level), _bound(level)
+        m, v = latent["M"], latent["v"]
+        if len(m) != n or any(len(r) != n for r in m) or len(v) != n:
+            return f"M must be {n}×{n} and v of length {n} at level {level}"
+        if any(not isinstance(x, int) or abs(x) > bound for r in m for x in r):
+            return f"an entry of M is not an integer in [-{bound}, {bound}]"
+        if any(not isinstance(c, int) or abs(c) > _V_BOUND for c in v) or not any(v):
+            return f"v is not a nonzero integer vector with components in [-{_V_BOUND}, {_V_BOUND}]"
+        lam = _eigenvalue(m, v)
+        if lam is None or not 1 <= lam <= bound:
+            return f"v is not an eigenvector of M with an integer eigenvalue in [1, {bound}]"
+        i, j = latent["missing"]
+        ti, t = latent["target"]
+        if not (0 <= i < n and 0 <= j < n and 0 <= t < n) or ti != i:
+            return "missing or target entry out of range, or not in the same row"
+        if v[j] != 0:
+            return "the missing entry's column has v[j*] != 0: Mv = λv would give it away"
+        if not _depends(m, i, j, t):
+            return "the target entry of M² does not depend on the missing entry"
+        return None
+
+    def render(self, latent: Latent) -> Rendered:
+        m, v = latent["M"], latent["v"]
+        n = len(m)
+        bound = _bound(latent["level"])
+        i, j = latent["missing"]
+        t = latent["target"][1]
+        line = f"{_slot(i, j)} = {m[i][j]}"
+        return Rendered(
+            context=f"M is a {n}×{n} matrix with integer entries; rows and columns are numbered "
+                    f"0 to {n - 1}, and M[r][c] is the entry in row r, column c. "
+                    f"v = (v[0], ..., v[{n - 1}]) is an eigenvector of M: Mv = λv for some number "
+                    f"λ. M² is the matrix product M·M, and (M²)[r][c] is its entry in row r, "
+                    f"column c.",
+            facts=[f"{_slot(r, c)} = {m[r][c]}" for r in range(n) for c in range(n)
+                   if (r, c) != (i, j)]
+                  + ["v = (" + ", ".join(str(c) for c in v) + ")"],
+            question=f"What is (M²)[{i}][{t}]? Give its exact integer value.",
+            domain=f"Every entry of M is an integer between -{bound} and {bound}.",
+            responder=[line],
+            hints=[Hint(_slot(i, j), line, str(m[i][j]))],
+        )
+
+    def solve(self, latent: Latent) -> int:
+        i, t = latent["target"]
+        return _square_entry(latent["M"], i, t)
+
+    def known(self, latent: Latent) -> Dict[str, Any]:
+        i, j = latent["missing"]
+        shown: List[List[Any]] = [list(r) for r in latent["M"]]
+        shown[i][j] = None
+        return {"level": latent["level"], "M": shown, "v": list(latent["v"]),
+                "missing": [i, j], "target": list(latent["target"])}
+
+    def complete(self, known: Dict[str, Any], hint: Hint) -> Latent:
+        found = _SLOT_RE.match(hint.slot)
+        if not found or [int(found.group(1)), int(found.group(2))] != list(known["missing"]):
+            raise ValueError(f"{hint.slot} is not the entry missing from the view")
+        i, j = known["missing"]
+        return {"level": known["level"], "M": _with_entry(known["M"], i, j, int(hint.value)),
+                "v": list(known["v"]), "missing": [i, j], "target": list(known["target"])}
+
+    def witness(self, latent: Latent) -> Optional[Latent]:
+        # v[j*] = 0, so any other entry value keeps Mv = λv; the answer is a nonconstant
+        # polynomial of degree <= 2 in it, so a nearby value changes the answer.
+        bound = _bound(latent["level"])
+        i, j = latent["missing"]
+        x, answer = latent["M"][i][j], self.solve(latent)
+        for y in sorted(range(-bound, bound + 1), key=lambda y: (abs(y - x), y)):
+            alt = {**latent, "M": _with_entry(latent["M"], i, j, y)}
+            if y != x and self.solve(alt) != answer:
+                return alt
+        return None
+
+
+FAMILY = EigenvectorMissingEntry()

@@ -1,0 +1,178 @@
+"""Writing a split to disk (the Hub folder layout) and verifying one byte for byte.
+
+Layout of a release folder::
+
+    data/<family>/test.jsonl   one file per family, instances in release order
+    release_info.json          generator version, seed set, master seed, counts
+    CHECKSUMS.sha256           ``sha256sum -c`` manifest of every other file
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, Iterable, List, Optional, Sequence
+
+from generators import registry
+from generators.build import GENERATOR_VERSION, build_split
+from generators.schema import DataError, Instance, read_jsonl
+from generators.seeds import SeedSet
+
+CHECKSUMS = "CHECKSUMS.sha256"
+RELEASE_INFO = "release_info.json"
+SPLIT = "test"
+
+
+def data_path(family: str) -> str:
+    return f"data/{family}/{SPLIT}.jsonl"
+
+
+def group_lines(instances: Iterable[Instance], progress: Optional[Callable[[], None]] = None
+                ) -> Dict[str, bytes]:
+    """Relative path -> file bytes, one JSONL file per family."""
+    files: Dict[str, List[str]] = defaultdict(list)
+    for inst in instances:
+        files[data_path(inst.family)].append(inst.to_json_line())
+        if progress:
+            progress()
+    return {path: "".join(lines).encode("utf-8") for path, lines in files.items()}
+
+
+def release_info(seed_set: SeedSet, per_type: Dict[str, int], files: Dict[str, bytes],
+                 families: Sequence[str], difficulties: Sequence[int]) -> dict:
+    counts = {name: files[data_path(name)].count(b"\n") for name in families if data_path(name) in files}
+    return {
+        "generator_version": GENERATOR_VERSION,
+        "seed_set": seed_set.name,
+        "master_seed": seed_set.master_seed,
+        "per_type": {"A": per_type["A"], "B": per_type["B"]},
+        "difficulties": list(difficulties),
+        "families": list(families),
+        "counts": counts,
+        "total": sum(counts.values()),
+    }
+
+
+def render_release(seed_set: SeedSet, per_type: Dict[str, int], families: Sequence[str],
+                   difficulties: Sequence[int] = (1, 2, 3),
+                   progress: Optional[Callable[[], None]] = None) -> Dict[str, bytes]:
+    """Every file of the release folder (checksums included), in memory."""
+    files = group_lines(build_split(seed_set, per_type, families, difficulties), progress)
+    info = release_info(seed_set, per_type, files, families, difficulties)
+    files[RELEASE_INFO] = (json.dumps(info, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    files[CHECKSUMS] = manifest(files)
+    return files
+
+
+def manifest(files: Dict[str, bytes]) -> bytes:
+    """``sha256sum`` format, sorted by path, of every file but the manifest itself."""
+    lines = [f"{hashlib.sha256(data).hexdigest()}  {path}\n"
+             for path, data in sorted(files.items()) if path != CHECKSUMS]
+    return "".join(lines).encode("utf-8")
+
+
+def write_release(out: Path, files: Dict[str, bytes]) -> None:
+    for rel, data in sorted(files.items()):
+        path = out / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+
+
+@dataclass
+class VerifyReport:
+    problems: List[str] = field(default_factory=list)
+    files_checked: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_manifest(folder: Path) -> List[str]:
+    """Problems with ``CHECKSUMS.sha256``: missing, mismatching, or unlisted files."""
+    path = folder / CHECKSUMS
+    if not path.is_file():
+        return [f"{path}: manifest missing"]
+    problems, listed = [], set()
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        digest, sep, rel = line.partition("  ")
+        if not sep or len(digest) != 64:
+            problems.append(f"{path}:{n}: malformed manifest line")
+            continue
+        listed.add(rel)
+        target = folder / rel
+        if not target.is_file():
+            problems.append(f"{target}: listed in {CHECKSUMS} but missing")
+        elif hashlib.sha256(target.read_bytes()).hexdigest() != digest:
+            problems.append(f"{target}: sha256 does not match {CHECKSUMS}")
+    for target in sorted(p for p in folder.rglob("*") if p.is_file()):
+        rel = target.relative_to(folder).as_posix()
+        if rel != CHECKSUMS and rel not in listed and not rel.startswith("."):
+            problems.append(f"{target}: not listed in {CHECKSUMS}")
+    return problems
+
+
+def read_release_info(folder: Path) -> dict:
+    path = folder / RELEASE_INFO
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError("release info missing", str(path)) from None
+    except json.JSONDecodeError as err:
+        raise DataError(f"not valid JSON: {err}", str(path), err.lineno) from None
+    for key, kind in (("seed_set", str), ("master_seed", int), ("per_type", dict),
+                      ("families", list), ("difficulties", list)):
+        if not isinstance(info.get(key), kind):
+            raise DataError(f"expected {kind.__name__}", str(path), 0, key)
+    return info
+
+
+def verify_release(folder: Path, progress: Optional[Callable[[], None]] = None) -> VerifyReport:
+    """Regenerate the split described by ``release_info.json`` and compare every byte."""
+    report = VerifyReport()
+    report.problems += check_manifest(folder)
+    info = read_release_info(folder)
+    seed_set = SeedSet(info["seed_set"], info["master_seed"])
+    expected = render_release(seed_set, info["per_type"], info["families"], info["difficulties"],
+                              progress)
+    for rel, data in sorted(expected.items()):
+        path = folder / rel
+        report.files_checked += 1
+        if not path.is_file():
+            report.problems.append(f"{path}: missing")
+            continue
+        actual = path.read_bytes()
+        if actual != data:
+            report.problems.append(f"{path}: differs from the regenerated release"
+                                   + _first_difference(actual, data))
+    return report
+
+
+def _first_difference(actual: bytes, expected: bytes) -> str:
+    a, e = actual.split(b"\n"), expected.split(b"\n")
+    for n, (x, y) in enumerate(zip(a, e), start=1):
+        if x != y:
+            return f" at line {n} (instance {_id_of(y) or _id_of(x) or '?'})"
+    return f" in length ({len(a) - 1} lines, expected {len(e) - 1})"
+
+
+def _id_of(line: bytes) -> Optional[str]:
+    try:
+        return json.loads(line)["id"]
+    except Exception:
+        marker = b'"id":"'
+        start = line.find(marker)
+        return line[start + len(marker):line.find(b'"', start + len(marker))].decode(errors="replace") \
+            if start >= 0 else None
+
+
+def family_files(folder: Path) -> List[Path]:
+    """The JSONL files of a release folder, in registry order."""
+    return [folder / data_path(n) for n in registry.names() if (folder / data_path(n)).is_file()]
+
+
+__all__ = ["render_release", "write_release", "verify_release", "check_manifest", "read_jsonl",
+           "family_files", "data_path"]
