@@ -26,13 +26,18 @@ def _rate_names(n: int) -> List[str]:
     return [f"lambda_{i}" for i in range(n - 1)] + [f"mu_{i}" for i in range(1, n)]
 
 
-def _stationary(n: int, rates: Dict[str, int]) -> List[Fraction]:
-    """Detailed balance: pi_i proportional to prod_{k<i} lambda_k / mu_{k+1}."""
-    weights = [Fraction(1)]
-    for i in range(1, n):
-        weights.append(weights[-1] * rates[f"lambda_{i - 1}"] / rates[f"mu_{i}"])
-    total = sum(weights)
-    return [w / total for w in weights]
+def _pi(n: int, rates: Dict[str, int], target: int) -> Fraction:
+    """Detailed balance: pi_i is proportional to lambda_0...lambda_{i-1} · mu_{i+1}...mu_{n-1}
+    (the product form prod_{k<i} lambda_k / mu_{k+1}, cleared of denominators)."""
+    weights = []
+    for i in range(n):
+        w = 1
+        for k in range(i):
+            w *= rates[f"lambda_{k}"]
+        for k in range(i + 1, n):
+            w *= rates[f"mu_{k}"]
+        weights.append(w)
+    return Fraction(weights[target], sum(weights))
 
 
 def _other_value(value: int, level: int) -> int:
@@ -94,7 +99,7 @@ class BirthDeathMissingRate(Family):
         )
 
     def solve(self, latent: Latent) -> Fraction:
-        return _stationary(latent["n"], latent["rates"])[latent["target"]]
+        return _pi(latent["n"], latent["rates"], latent["target"])
 
     def known(self, latent: Latent) -> Dict[str, Any]:
         given = {k: v for k, v in latent["rates"].items() if k != latent["missing"]}

@@ -2,7 +2,8 @@
 
 The missing entry M[i*][j*] sits in a column j* with v[j*] = 0, so the eigen-equation
 Mv = λv never involves it and cannot give it away. The target (M²)[i*][t*] is chosen so that
-it really changes with the missing entry.
+it really changes with the missing entry but also uses the solver's facts (it is not a·x²
+alone), and is nonzero (zero products were the one value that clustered at n = 2).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import random
 import re
 from math import gcd
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from generators.family import Family, Latent, Reject, Rendered
 from generators.schema import Hint
@@ -38,11 +39,23 @@ def _with_entry(m: Sequence[Sequence[int]], i: int, j: int, x: int) -> List[List
     return out
 
 
-def _depends(m: Sequence[Sequence[int]], i: int, j: int, t: int) -> bool:
-    """(M²)[i][t] is a polynomial of degree <= 2 in M[i][j]: constant iff equal at 3 points."""
-    x = m[i][j]
-    vals = {_square_entry(_with_entry(m, i, j, x + d), i, t) for d in (0, 1, 2)}
-    return len(vals) > 1
+def _coefficients(m: Sequence[Sequence[int]], i: int, j: int, t: int) -> Tuple[int, int, int]:
+    """(a, b, c) with (M²)[i][t] = a·x² + b·x + c for x = M[i][j] (degree <= 2 in x)."""
+    f0, f1, f2 = (_square_entry(_with_entry(m, i, j, x), i, t) for x in (0, 1, 2))
+    a = (f2 - 2 * f1 + f0) // 2
+    return a, f1 - f0 - a, f0
+
+
+def _target_problem(m: Sequence[Sequence[int]], i: int, j: int, t: int) -> Optional[str]:
+    """Why (M²)[i][t] is not a usable target for the missing entry M[i][j], or None."""
+    a, b, c = _coefficients(m, i, j, t)
+    if a == 0 and b == 0:
+        return "the target entry of M² does not depend on the missing entry"
+    if b == 0 and c == 0:
+        return "the target entry of M² is a function of the missing entry alone"
+    if _square_entry(m, i, t) == 0:
+        return "the target entry of M² is 0 (filtered: the most common, degenerate value)"
+    return None
 
 
 def _eigenvalue(m: Sequence[Sequence[int]], v: Sequence[int]) -> Optional[int]:
@@ -84,9 +97,9 @@ class EigenvectorMissingEntry(Family):
             m.append(row)
         j = rng.choice([k for k in range(n) if v[k] == 0])
         i = rng.randrange(n)
-        targets = [t for t in range(n) if _depends(m, i, j, t)]
+        targets = [t for t in range(n) if _target_problem(m, i, j, t) is None]
         if not targets:
-            raise Reject("no entry of row i* of M² depends on the missing entry")
+            raise Reject("no entry of row i* of M² is a usable target")
         return {"level": level, "M": m, "v": v, "missing": [i, j], "target": [i, rng.choice(targets)]}
 
     @staticmethod
@@ -120,9 +133,7 @@ class EigenvectorMissingEntry(Family):
             return "missing or target entry out of range, or not in the same row"
         if v[j] != 0:
             return "the missing entry's column has v[j*] != 0: Mv = λv would give it away"
-        if not _depends(m, i, j, t):
-            return "the target entry of M² does not depend on the missing entry"
-        return None
+        return _target_problem(m, i, j, t)
 
     def render(self, latent: Latent) -> Rendered:
         m, v = latent["M"], latent["v"]
@@ -167,13 +178,14 @@ class EigenvectorMissingEntry(Family):
 
     def witness(self, latent: Latent) -> Optional[Latent]:
         # v[j*] = 0, so any other entry value keeps Mv = λv; the answer is a nonconstant
-        # polynomial of degree <= 2 in it, so a nearby value changes the answer.
+        # polynomial of degree <= 2 in it, so at most one other value repeats the answer and
+        # at most two make it 0: a nearby value is a valid state with another answer.
         bound = _bound(latent["level"])
         i, j = latent["missing"]
         x, answer = latent["M"][i][j], self.solve(latent)
         for y in sorted(range(-bound, bound + 1), key=lambda y: (abs(y - x), y)):
             alt = {**latent, "M": _with_entry(latent["M"], i, j, y)}
-            if y != x and self.solve(alt) != answer:
+            if y != x and self.solve(alt) != answer and self.check(alt) is None:
                 return alt
         return None
 

@@ -4,6 +4,9 @@ The solver knows every row but r*, and n-2 entries of row r*. Since it cannot te
 the two absent entries the responder would hold, the responder holds both, one per line;
 either is canonical, because the row sum gives the other. Entries are positive fractions
 whose denominators are at most n·(2+d); π_{s*} must move with the split of the absent mass.
+
+Row i of P is stored as integers: numerators ``num[i]`` over the row's lowest common
+denominator ``den[i]`` (cheap to serialise, and one latent text per chain).
 """
 
 from __future__ import annotations
@@ -11,10 +14,12 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 from functools import lru_cache
+from itertools import combinations
+from math import gcd, lcm
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from generators.family import Family, Latent, Rendered
-from generators.linalg import Singular, solve as linsolve
+from generators.linalg import Singular
 from generators.schema import Hint
 from generators.text import frac
 
@@ -31,39 +36,79 @@ def _slot(i: int, j: int) -> str:
     return f"P[{i}][{j}]"
 
 
+def _row(entries: Sequence[Fraction]) -> Tuple[List[int], int]:
+    """Canonical integer form of a row: numerators over the lowest common denominator."""
+    den = lcm(*(x.denominator for x in entries))
+    return [x.numerator * (den // x.denominator) for x in entries], den
+
+
+@lru_cache(maxsize=None)
+def _rows(n: int, limit: int) -> Tuple[Tuple[Tuple[int, ...], int], ...]:
+    """Every distinct row of n positive fractions k_j / D summing to 1 with D <= limit, in
+    canonical form and sorted; rows are drawn uniformly from it (drawing D first would
+    favour the few rows that many D share, such as (1/2, 1/2))."""
+    found = set()
+    for d in range(n, limit + 1):
+        for cuts in combinations(range(1, d), n - 1):
+            edges = (0,) + cuts + (d,)
+            nums, den = _row([Fraction(edges[j + 1] - edges[j], d) for j in range(n)])
+            found.add((tuple(nums), den))
+    return tuple(sorted(found))
+
+
+def _matrix(latent: Latent) -> List[List[Fraction]]:
+    return [[Fraction(k, d) for k in row] for row, d in zip(latent["num"], latent["den"])]
+
+
+def _det(m: List[List[int]]) -> int:
+    """Integer determinant by cofactor expansion (the minors here are at most 3 x 3)."""
+    if len(m) == 1:
+        return m[0][0]
+    return sum((-1) ** j * m[0][j] * _det([row[:j] + row[j + 1:] for row in m[1:]])
+               for j in range(len(m)) if m[0][j])
+
+
 @lru_cache(maxsize=4096)
-def _stationary(p: Tuple[Tuple[Fraction, ...], ...]) -> Tuple[Fraction, ...]:
-    """π = πP, Σπ = 1 (cached: validation asks for the same chain several times)."""
-    n = len(p)
-    a = [[p[j][i] - (1 if i == j else 0) for j in range(n)] for i in range(n - 1)]
-    a.append([Fraction(1)] * n)
-    return tuple(linsolve(a, [Fraction(0)] * (n - 1) + [Fraction(1)]))
+def _weights(num: Tuple[Tuple[int, ...], ...], den: Tuple[int, ...]) -> Tuple[int, ...]:
+    """Unnormalised stationary weights of P[i][j] = num[i][j] / den[i].
+
+    M = diag(den) - num has zero row sums; by the Markov chain tree theorem π_j is
+    proportional to den[j] times the principal minor M_jj. Integers only, and cached:
+    validation asks for the same chain several times.
+    """
+    n = len(den)
+    m = [[(den[i] if i == j else 0) - k for j, k in enumerate(row)] for i, row in enumerate(num)]
+    weights = tuple(den[j] * _det([row[:j] + row[j + 1:] for i, row in enumerate(m) if i != j])
+                    for j in range(n))
+    if sum(weights) == 0 or any(w < 0 for w in weights):
+        raise Singular("the chain has no unique stationary distribution")
+    return weights
 
 
-def _pi(p: Sequence[Sequence[Fraction]], target: int) -> Fraction:
-    return _stationary(tuple(tuple(row) for row in p))[target]
+def _pi(latent: Latent) -> Fraction:
+    weights = _weights(tuple(tuple(row) for row in latent["num"]), tuple(latent["den"]))
+    return Fraction(weights[latent["target"]], sum(weights))
 
 
 def _alternative(a: Fraction, mass: Fraction, limit: int) -> Optional[Fraction]:
     """Another split ``a' + (mass - a') = mass`` into positive fractions with denominators
     at most ``limit``; the first in (denominator, numerator) order, or None."""
+    big, small = mass.numerator, mass.denominator
     for q in range(2, limit + 1):
         for num in range(1, q):
-            x = Fraction(num, q)
-            if x >= mass:
+            if num * small >= big * q:  # num/q >= mass: no room left for the other entry
                 break
-            if x != a and x.denominator == q and (mass - x).denominator <= limit:
-                return x
+            rest = big * q - num * small  # mass - num/q = rest / (small * q)
+            if (gcd(num, q) == 1 and (num, q) != (a.numerator, a.denominator)
+                    and small * q // gcd(rest, small * q) <= limit):
+                return Fraction(num, q)
     return None
 
 
-def _with_split(latent: Latent, x: Fraction) -> Latent:
-    """The latent state with P[r*][c1] = x and P[r*][c2] = (absent mass) - x."""
-    r, (c1, c2) = latent["row"], latent["cols"]
-    mass = latent["P"][r][c1] + latent["P"][r][c2]
-    p = [list(row) for row in latent["P"]]
-    p[r][c1], p[r][c2] = x, mass - x
-    return {**latent, "P": p}
+def _with_row(latent: Latent, r: int, entries: Sequence[Fraction]) -> Latent:
+    nums, den = _row(entries)
+    return {**latent, "num": [nums if i == r else list(row) for i, row in enumerate(latent["num"])],
+            "den": [den if i == r else d for i, d in enumerate(latent["den"])]}
 
 
 class MarkovMissingTransition(Family):
@@ -72,30 +117,32 @@ class MarkovMissingTransition(Family):
     answer_type = "fraction"
 
     def generate(self, rng: random.Random, level: int) -> Latent:
-        n, limit = _n_states(level), _max_denominator(level)
-        p: List[List[Fraction]] = []
-        for _ in range(n):
-            d = rng.randint(n, limit)  # a common row denominator; n positive numerators
-            cuts = [0] + sorted(rng.sample(range(1, d), n - 1)) + [d]
-            p.append([Fraction(cuts[j + 1] - cuts[j], d) for j in range(n)])
-        return {"level": level, "n": n, "P": p, "row": rng.randrange(n),
+        n = _n_states(level)
+        rows = _rows(n, _max_denominator(level))
+        picked = [rows[rng.randrange(len(rows))] for _ in range(n)]
+        return {"level": level, "n": n, "num": [list(nums) for nums, _ in picked],
+                "den": [den for _, den in picked], "row": rng.randrange(n),
                 "cols": sorted(rng.sample(range(n), 2)), "target": rng.randrange(n)}
 
     def check(self, latent: Latent) -> Optional[str]:
-        level, n, p = latent["level"], latent["n"], latent["P"]
+        level, n, num, den = latent["level"], latent["n"], latent["num"], latent["den"]
         if level not in (1, 2, 3) or n != _n_states(level):
             return f"n = {n} does not match level {level}"
-        if len(p) != n or any(len(row) != n for row in p):
+        if len(num) != n or len(den) != n or any(len(row) != n for row in num):
             return "P is not an n x n matrix"
         limit = _max_denominator(level)
-        for i, row in enumerate(p):
-            for j, x in enumerate(row):
-                if not (isinstance(x, (int, Fraction)) and 0 < x < 1):
-                    return f"{_slot(i, j)} = {x} is not a probability in (0, 1)"
-                if Fraction(x).denominator > limit:
+        for i, (row, d) in enumerate(zip(num, den)):
+            if not all(isinstance(k, int) for k in row + [d]):
+                return f"row {i} of P is not stored as integers"
+            for j, k in enumerate(row):
+                if not 0 < k < d:
+                    return f"{_slot(i, j)} = {k}/{d} is not a probability in (0, 1)"
+                if d // gcd(k, d) > limit:
                     return f"{_slot(i, j)} has denominator above {limit}"
-            if sum(row) != 1:
+            if sum(row) != d:
                 return f"row {i} of P does not sum to 1"
+            if gcd(d, *row) != 1:
+                return f"row {i} of P is not over its lowest common denominator"
         r, cols, target = latent["row"], latent["cols"], latent["target"]
         if not (isinstance(r, int) and 0 <= r < n and isinstance(target, int) and 0 <= target < n):
             return "row r* or target s* is not a state"
@@ -106,7 +153,7 @@ class MarkovMissingTransition(Family):
         if alt is None:
             return "the absent pair has no other split within the domain"
         try:
-            if _pi(p, target) == _pi(alt["P"], target):
+            if _pi(latent) == _pi(alt):
                 # π_{s*} is a Möbius function of the split: equal at two points means constant.
                 return "pi_{s*} does not depend on the absent entries"
         except Singular:
@@ -114,8 +161,8 @@ class MarkovMissingTransition(Family):
         return None
 
     def render(self, latent: Latent) -> Rendered:
-        n, p, r, target = latent["n"], latent["P"], latent["row"], latent["target"]
-        cols = latent["cols"]
+        n, r, cols, target = latent["n"], latent["row"], latent["cols"], latent["target"]
+        p = _matrix(latent)
         states = ", ".join(str(i) for i in range(n))
         lines = [f"{_slot(r, c)} = {frac(p[r][c])}" for c in cols]
         return Rendered(
@@ -133,12 +180,12 @@ class MarkovMissingTransition(Family):
         )
 
     def solve(self, latent: Latent) -> Fraction:
-        return _pi(latent["P"], latent["target"])
+        return _pi(latent)
 
     def known(self, latent: Latent) -> Dict[str, Any]:
         r, cols = latent["row"], latent["cols"]
         entries = [[None if (i == r and j in cols) else x for j, x in enumerate(row)]
-                   for i, row in enumerate(latent["P"])]
+                   for i, row in enumerate(_matrix(latent))]
         return {"level": latent["level"], "n": latent["n"], "target": latent["target"],
                 "P": entries}
 
@@ -155,17 +202,23 @@ class MarkovMissingTransition(Family):
         other = 1 - sum(x for x in known["P"][r] if x is not None) - given
         if not (0 < given < 1 and 0 < other < 1):
             raise ValueError("the hint leaves row r* outside (0, 1)")
-        p = [list(row) for row in known["P"]]
-        mine, theirs = (0, 1) if hint.slot == slots[0] else (1, 0)
-        p[r][cols[mine]], p[r][cols[theirs]] = given, other
-        return {"level": known["level"], "n": known["n"], "P": p, "row": r, "cols": cols,
-                "target": known["target"]}
+        mine = slots.index(hint.slot)
+        row = list(known["P"][r])
+        row[cols[mine]], row[cols[1 - mine]] = given, other
+        canon = [_row(rw) for rw in known["P"][:r] + [row] + known["P"][r + 1:]]
+        return {"level": known["level"], "n": known["n"], "num": [k for k, _ in canon],
+                "den": [d for _, d in canon], "row": r, "cols": cols, "target": known["target"]}
 
     def witness(self, latent: Latent) -> Optional[Latent]:
         r, (c1, c2) = latent["row"], latent["cols"]
-        mass = latent["P"][r][c1] + latent["P"][r][c2]
-        x = _alternative(latent["P"][r][c1], mass, _max_denominator(latent["level"]))
-        return None if x is None else _with_split(latent, x)
+        num, d = latent["num"][r], latent["den"][r]
+        mass = Fraction(num[c1] + num[c2], d)
+        x = _alternative(Fraction(num[c1], d), mass, _max_denominator(latent["level"]))
+        if x is None:
+            return None
+        entries = [Fraction(k, d) for k in num]
+        entries[c1], entries[c2] = x, mass - x
+        return _with_row(latent, r, entries)
 
 
 FAMILY = MarkovMissingTransition()

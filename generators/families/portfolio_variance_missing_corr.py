@@ -12,13 +12,14 @@ import random
 import re
 from fractions import Fraction
 from math import gcd
-from typing import Any, Dict, List, Optional
+from itertools import chain
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from generators.family import Family, Latent, Reject, Rendered
 from generators.schema import Hint
 from generators.text import frac
 
-_SLOT_RE = re.compile(r"^rho\((\d+),(\d+)\)$")
+_SLOT_RE = re.compile(r"^rho\((\d+,\d+)\)$")
 
 
 def _n_assets(level: int) -> int:
@@ -44,6 +45,7 @@ def _build_grid(level: int) -> List[Fraction]:
 
 
 _GRIDS = {level: _build_grid(level) for level in (1, 2, 3)}
+_COLUMN_TRIES = 50
 
 
 def _rho_grid(level: int) -> List[Fraction]:
@@ -51,15 +53,21 @@ def _rho_grid(level: int) -> List[Fraction]:
     return _GRIDS[level] if level in _GRIDS else _build_grid(level)
 
 
-def _positive_definite(c: List[List[Fraction]]) -> bool:
-    """Sylvester's criterion, exactly and fast: scale to integers, then fraction-free
-    (Bareiss) elimination, whose k-th pivot is the k-th leading principal minor."""
-    scale = 1
-    for row in c:
-        for x in row:
-            scale = scale * x.denominator // gcd(scale, x.denominator)
-    m = [[x.numerator * (scale // x.denominator) for x in row] for row in c]
-    n, prev = len(m), 1
+def _lcm_denominator(values: Iterable[Fraction]) -> int:
+    out = 1
+    for x in values:
+        out = out * x.denominator // gcd(out, x.denominator)
+    return out
+
+
+_GRID_SCALE = {level: _lcm_denominator(grid) for level, grid in _GRIDS.items()}
+
+
+def _leading_minors_positive(a: List[List[int]], size: int) -> bool:
+    """Sylvester's criterion on the leading size x size block of an integer symmetric matrix:
+    fraction-free (Bareiss) elimination, whose k-th pivot is the k-th leading principal minor."""
+    m = [row[:size] for row in a[:size]]
+    n, prev = size, 1
     for k in range(n):
         pivot = m[k][k]
         if pivot <= 0:
@@ -71,20 +79,57 @@ def _positive_definite(c: List[List[Fraction]]) -> bool:
     return True
 
 
-def _with_rho(rho: List[List[Fraction]], a: int, b: int, value: Fraction) -> List[List[Fraction]]:
-    out = [list(row) for row in rho]
-    out[a][b] = out[b][a] = value
-    return out
+def _positive_definite(c: List[List[Fraction]]) -> bool:
+    """Exact positive definiteness of a symmetric matrix of fractions (scaled to integers)."""
+    scale = _lcm_denominator(x for row in c for x in row)
+    m = [[x.numerator * (scale // x.denominator) for x in row] for row in c]
+    return _leading_minors_positive(m, len(m))
 
 
-def _variance(w: List[Fraction], sigma: List[int], rho: List[List[Fraction]]) -> Fraction:
-    n = len(w)
-    return sum((w[i] * w[j] * sigma[i] * sigma[j] * rho[i][j]
-                for i in range(n) for j in range(n)), Fraction(0))
+def _key(i: int, j: int) -> str:
+    """Latent key of the pair of 0-based assets i < j, in the 1-based notation of the text."""
+    return f"{i + 1},{j + 1}"
 
 
-def _name(a: int, b: int) -> str:
-    return f"rho({a + 1},{b + 1})"
+def _pairs(n: int) -> List[Tuple[int, int]]:
+    return [(i, j) for i in range(n) for j in range(i + 1, n)]
+
+
+def _matrix(rho: Dict[str, Fraction], n: int) -> List[List[Fraction]]:
+    m = [[Fraction(1)] * n for _ in range(n)]
+    for i, j in _pairs(n):
+        m[i][j] = m[j][i] = rho[_key(i, j)]
+    return m
+
+
+def _draw_correlations(rng: random.Random, level: int, n: int) -> Dict[str, Fraction]:
+    """Grid correlations drawn column by column, each column redrawn until the leading block
+    is positive definite (cheap in integers scaled by the grid's common denominator)."""
+    grid, scale = _rho_grid(level), _GRID_SCALE[level]
+    scaled = [g.numerator * (scale // g.denominator) for g in grid]
+    idx = [[0] * n for _ in range(n)]
+    m = [[scale if i == j else 0 for j in range(n)] for i in range(n)]
+    for k in range(1, n):
+        for _ in range(_COLUMN_TRIES):
+            for i in range(k):
+                idx[i][k] = rng.randrange(len(grid))
+                m[i][k] = m[k][i] = scaled[idx[i][k]]
+            if _leading_minors_positive(m, k + 1):
+                break
+        else:
+            raise Reject("no positive definite correlation column found")
+    return {_key(i, j): grid[idx[i][j]] for i, j in _pairs(n)}
+
+
+def _variance(w: List[Fraction], sigma: List[int], rho: Dict[str, Fraction]) -> Fraction:
+    """sum_ij u_i u_j rho_ij with u_i = w_i sigma_i, in integers over one common denominator."""
+    dw, dr = _lcm_denominator(w), _lcm_denominator(rho.values())
+    u = [x.numerator * (dw // x.denominator) * s for x, s in zip(w, sigma)]
+    total = sum(x * x for x in u) * dr
+    for i, j in _pairs(len(u)):
+        r = rho[_key(i, j)]
+        total += 2 * u[i] * u[j] * r.numerator * (dr // r.denominator)
+    return Fraction(total, dw * dw * dr)
 
 
 class PortfolioVarianceMissingCorr(Family):
@@ -99,25 +144,18 @@ class PortfolioVarianceMissingCorr(Family):
         parts = [hi - lo for lo, hi in zip([0] + cuts, cuts + [denom])]
         w = [Fraction(p, denom) for p in parts]
         sigma = [rng.randint(1, _max_sigma(level)) for _ in range(n)]
-        grid = _rho_grid(level)
-        rho = [[Fraction(1) if i == j else Fraction(0) for j in range(n)] for i in range(n)]
-        for i in range(n):
-            for j in range(i + 1, n):
-                rho[i][j] = rho[j][i] = rng.choice(grid)
-        if not _positive_definite(rho):
-            raise Reject("correlation matrix is not positive definite")
+        rho = _draw_correlations(rng, level, n)
         a, b = sorted(rng.sample(range(n), 2))
-        return {"level": level, "w": w, "sigma": sigma, "rho": rho, "missing": [a, b]}
+        return {"level": level, "w": w, "sigma": sigma, "rho": rho, "missing": _key(a, b)}
 
     def check(self, latent: Latent) -> Optional[str]:
         level = latent["level"]
         n = _n_assets(level)
-        w, sigma, rho = latent["w"], latent["sigma"], latent["rho"]
-        a, b = latent["missing"]
-        if len(w) != n or len(sigma) != n or len(rho) != n or any(len(r) != n for r in rho):
+        w, sigma, rho, missing = latent["w"], latent["sigma"], latent["rho"], latent["missing"]
+        if len(w) != n or len(sigma) != n or sorted(rho) != sorted(_key(i, j) for i, j in _pairs(n)):
             return f"expected {n} assets at level {level}"
-        if not (0 <= a < b < n):
-            return f"missing pair {latent['missing']} is not a pair of distinct assets"
+        if missing not in rho:
+            return f"missing pair {missing!r} is not a pair of distinct assets"
         for x in w:
             if not (isinstance(x, Fraction) and x > 0):
                 return f"weight {x} is not a positive fraction"
@@ -128,33 +166,28 @@ class PortfolioVarianceMissingCorr(Family):
         for s in sigma:
             if not (isinstance(s, int) and 1 <= s <= _max_sigma(level)):
                 return f"standard deviation {s} outside [1, {_max_sigma(level)}]"
-        for i in range(n):
-            if rho[i][i] != 1:
-                return f"rho({i + 1},{i + 1}) is not 1"
-            for j in range(i + 1, n):
-                r = rho[i][j]
-                if not isinstance(r, Fraction) or rho[j][i] != r:
-                    return f"rho({i + 1},{j + 1}) is not a symmetric fraction"
-                if not -1 <= r <= 1:
-                    return f"rho({i + 1},{j + 1}) = {r} is not a correlation"
-                if (i, j) != (a, b) and r.denominator > _max_rho_denominator(level):
-                    return f"rho({i + 1},{j + 1}) has denominator above {_max_rho_denominator(level)}"
-        if not _positive_definite(rho):
+        for key in sorted(rho):
+            r = rho[key]
+            if not isinstance(r, Fraction) or not -1 <= r <= 1:
+                return f"rho({key}) = {r} is not a correlation"
+            if key != missing and r.denominator > _max_rho_denominator(level):
+                return f"rho({key}) has denominator above {_max_rho_denominator(level)}"
+        if not _positive_definite(_matrix(rho, n)):
             return "correlation matrix is not positive definite"
+        a, b = (int(t) - 1 for t in missing.split(","))
         if w[a] * w[b] * sigma[a] * sigma[b] == 0:
             return "the missing correlation does not enter the variance"
         return None
 
     def render(self, latent: Latent) -> Rendered:
-        w, sigma, rho = latent["w"], latent["sigma"], latent["rho"]
-        a, b = latent["missing"]
+        w, sigma, rho, missing = latent["w"], latent["sigma"], latent["rho"], latent["missing"]
         n = len(w)
         facts = [f"w({i + 1}) = {frac(w[i])}" for i in range(n)]
         facts += [f"sigma({i + 1}) = {frac(sigma[i])}" for i in range(n)]
-        facts += [f"{_name(i, j)} = {frac(rho[i][j])}"
-                  for i in range(n) for j in range(i + 1, n) if (i, j) != (a, b)]
-        slot = _name(a, b)
-        line = f"{slot} = {frac(rho[a][b])}"
+        facts += [f"rho({_key(i, j)}) = {frac(rho[_key(i, j)])}"
+                  for i, j in _pairs(n) if _key(i, j) != missing]
+        slot = f"rho({missing})"
+        line = f"{slot} = {frac(rho[missing])}"
         return Rendered(
             context=f"A portfolio holds {n} assets, numbered 1 to {n}. w(i) is the portfolio "
                     "weight of asset i (the weights sum to 1), sigma(i) is the standard deviation "
@@ -166,41 +199,38 @@ class PortfolioVarianceMissingCorr(Family):
             domain=f"{slot} is a correlation in [-1, 1] for which the correlation matrix is "
                    "positive semidefinite.",
             responder=[line],
-            hints=[Hint(slot, line, frac(rho[a][b]))],
+            hints=[Hint(slot, line, frac(rho[missing]))],
         )
 
     def solve(self, latent: Latent) -> Fraction:
         return _variance(latent["w"], latent["sigma"], latent["rho"])
 
     def known(self, latent: Latent) -> Dict[str, Any]:
-        a, b = latent["missing"]
-        rho = [[None if {i, j} == {a, b} else v for j, v in enumerate(row)]
-               for i, row in enumerate(latent["rho"])]
+        missing = latent["missing"]
+        rho = {k: v for k, v in sorted(latent["rho"].items()) if k != missing}
         return {"level": latent["level"], "w": list(latent["w"]), "sigma": list(latent["sigma"]),
-                "rho": rho, "missing": [a, b]}
+                "rho": rho, "missing": missing}
 
     def complete(self, known: Dict[str, Any], hint: Hint) -> Latent:
         match = _SLOT_RE.match(hint.slot)
-        if not match:
-            raise ValueError(f"unknown slot {hint.slot!r}")
-        a, b = int(match.group(1)) - 1, int(match.group(2)) - 1
-        if [a, b] != list(known["missing"]):
-            raise ValueError(f"{hint.slot} is not the correlation the view lacks")
-        rho = _with_rho(known["rho"], a, b, Fraction(hint.value))
+        if not match or match.group(1) != known["missing"]:
+            raise ValueError(f"{hint.slot!r} is not the correlation the view lacks")
+        rho = {**known["rho"], known["missing"]: Fraction(hint.value)}
         return {"level": known["level"], "w": list(known["w"]), "sigma": list(known["sigma"]),
-                "rho": rho, "missing": [a, b]}
+                "rho": dict(sorted(rho.items())), "missing": known["missing"]}
 
     def witness(self, latent: Latent) -> Optional[Latent]:
         # The admissible values of rho(a,b) form an interval around the true value (the matrix is
         # PD there); the variance has nonzero slope in rho(a,b), so any other admissible value works.
-        a, b = latent["missing"]
-        true = latent["rho"][a][b]
+        missing, n = latent["missing"], len(latent["w"])
+        true = latent["rho"][missing]
         steps = [Fraction(1, 2 ** k) for k in range(1, 40)]
-        tries = _rho_grid(latent["level"]) + [true + s for s in steps] + [true - s for s in steps]
+        tries = chain(_rho_grid(latent["level"]), (true + s for s in steps),
+                      (true - s for s in steps))
         for t in tries:
             if t != true and -1 < t < 1:
-                rho = _with_rho(latent["rho"], a, b, t)
-                if _positive_definite(rho):
+                rho = {**latent["rho"], missing: t}
+                if _positive_definite(_matrix(rho, n)):
                     return {**latent, "rho": rho}
         return None
 

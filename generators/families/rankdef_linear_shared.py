@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import random
 import re
-from fractions import Fraction
 from math import gcd
 from typing import Any, Dict, List, Optional, Sequence
 
 from generators.family import Family, Latent, Reject, Rendered
-from generators.linalg import Singular, det, solve
 from generators.schema import Hint
 from generators.text import frac, linear
 
@@ -37,6 +35,11 @@ def _equation(row: Sequence[int], sol: Sequence[int]) -> str:
 
 def _cross(u: Sequence[int], v: Sequence[int]) -> List[int]:
     return [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]]
+
+
+def _det(a: Sequence[int], b: Sequence[int], c: Sequence[int]) -> int:
+    """3×3 integer determinant as a triple product: exact and cheap."""
+    return sum(p * q for p, q in zip(_cross(a, b), c))
 
 
 def _proportional(u: Sequence[int], v: Sequence[int]) -> bool:
@@ -103,7 +106,7 @@ class RankdefLinearShared(Family):
         if _proportional(eq1, eq2):
             return "eq1 and eq2 are proportional: rank 1, not 2"
         for key, extra in zip(_HELD, (eq3, eq4)):
-            if det([eq1, eq2, extra]) == 0:
+            if _det(eq1, eq2, extra) == 0:
                 return f"{key} does not make the system full rank"
         if _proportional(eq3, eq4):
             return "eq3 and eq4 are proportional: the responder would hold one equation twice"
@@ -139,14 +142,17 @@ class RankdefLinearShared(Family):
         if hint.slot not in _HELD:
             raise ValueError(f"unknown slot {hint.slot!r}")
         extra = _parse_equation(hint.value)
-        system = [known[k] for k in _SHOWN] + [extra]
-        try:
-            sol = solve([r[:3] for r in system], [r[3] for r in system])
-        except Singular:
-            raise ValueError(f"eq1, eq2 and {hint.slot} do not fix (x, y, z)") from None
-        if any(v.denominator != 1 for v in sol):
+        rows = [known[k][:3] for k in _SHOWN] + [extra[:3]]
+        rhs = [known[k][3] for k in _SHOWN] + [extra[3]]
+        d = _det(*rows)
+        if d == 0:
+            raise ValueError(f"eq1, eq2 and {hint.slot} do not fix (x, y, z)")
+        # Cramer's rule: replace column i by the right-hand sides.
+        nums = [_det(*[[r if j == i else row[j] for j in range(3)] for row, r in zip(rows, rhs)])
+                for i in range(3)]
+        if any(v % d for v in nums):
             raise ValueError("the completed solution is not an integer triple")
-        return {"level": known["level"], "solution": [int(v) for v in sol],
+        return {"level": known["level"], "solution": [v // d for v in nums],
                 **{k: known[k][:3] for k in _SHOWN}, "held": {hint.slot: extra[:3]}}
 
     def witness(self, latent: Latent) -> Optional[Latent]:

@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional
 
 from generators.family import Family, Latent, Reject, Rendered
 from generators.schema import Hint
-from generators.text import frac, linear
+from generators.text import frac
 
 _SLOT = "a(1)"
 
@@ -31,7 +31,8 @@ def _a1_coefficient(r1: int, r2: int, n: int) -> int:
 
 
 def _rule(r1: int, r2: int) -> str:
-    return f"a(n) = {linear([r1, r2], ['a(n-1)', 'a(n-2)'])} for n ≥ 2"
+    """Both coefficients written out (r2 = 0 included), so the line states r1 and r2."""
+    return f"a(n) = {r1}·a(n-1) {'-' if r2 < 0 else '+'} {abs(r2)}·a(n-2) for n ≥ 2"
 
 
 class RecurrenceMissingInit(Family):

@@ -1,0 +1,59 @@
+"""graph_path_sums: s3 held back, finite candidates over the stated weight range."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from generators.build import _assemble, make_instance
+from generators.families.graph_path_sums import FAMILY
+from generators.schema import Hint, encode_latent
+from generators.validate import validate_instance
+
+
+def test_hand_solved_instance():
+    # s1 = 6, s2 = 4, s3 = 4: e01 = (s1 + s3 - s2)/2 = 3, e12 = (s1 + s2 - s3)/2 = 3, e20 = 1.
+    latent = {"level": 2, "e01": 3, "e12": 3, "e20": 1}
+    r = FAMILY.render(latent)
+    assert r.facts == ["s1 = e01 + e12 = 6", "s2 = e12 + e20 = 4"]
+    assert r.responder == ["s3 = e20 + e01 = 4"]
+    assert r.hints == [Hint("s3", "s3 = e20 + e01 = 4", "4")]
+    assert r.components == ["e01", "e12", "e20"]
+    assert FAMILY.complete(FAMILY.known(latent), r.hints[0]) == latent
+    # Weights in [1, 6]: e12 = 1 gives (5, 1, 3), 2 gives (4, 2, 2), 3 gives (3, 3, 1).
+    assert FAMILY.candidates(FAMILY.known(latent)) == {(5, 1, 3), (4, 2, 2), (3, 3, 1)}
+
+
+def test_reference_state_is_determined_at_level_1():
+    # Weights (5, 5, 1) at level 1 (range [1, 5]): e12 = 5 is forced, one candidate only.
+    latent = {"level": 1, "e01": 5, "e12": 5, "e20": 1}
+    assert FAMILY.check(latent) is None
+    inst = _assemble(FAMILY, 1, 1, 0, latent, id="gra-bad", seed_set="test")
+    assert [f.property for f in validate_instance(inst, FAMILY)] == ["local_underdetermination"]
+
+
+def test_valid_state_counts_per_level():
+    # States the view does not pin down: (T-1)^3 shift up + (T-1)^3 shift down - (T-2)^3 both.
+    # With SPEC's [1, 2+d] only 15 exist at d=1, too few for 20 distinct instances; with
+    # [1, 4+d] there are 101, 186 and 307.
+    for level, expected in ((1, 101), (2, 186), (3, 307)):
+        top = 4 + level
+        states = [{"level": level, "e01": a, "e12": b, "e20": c}
+                  for a in range(1, top + 1) for b in range(1, top + 1) for c in range(1, top + 1)]
+        ok = [s for s in states if len(FAMILY.candidates(FAMILY.known(s))) >= 2]
+        assert len(ok) == expected
+
+
+def test_weight_out_of_range_fails_global_uniqueness():
+    inst = make_instance(FAMILY, 2, 1, id="gra-test", seed_set="test")
+    latent = inst.latent_state()
+    bad = dataclasses.replace(inst, latent=encode_latent({**latent, "e12": 0}))
+    props = {f.property for f in validate_instance(bad, FAMILY)}
+    assert "global_uniqueness" in props
+
+
+def test_chance_level_is_stored():
+    for d in (1, 2, 3):
+        for seed in range(20):
+            inst = make_instance(FAMILY, d, seed, id="gra-test", seed_set="test")
+            assert inst.candidate_answers == len(FAMILY.candidates(FAMILY.known(inst.latent_state())))
+            assert 2 <= inst.candidate_answers <= 4 + d
