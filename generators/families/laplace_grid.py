@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import re
 from fractions import Fraction
+from math import gcd
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from generators.family import Family, Latent, Reject, Rendered
@@ -21,6 +22,14 @@ from generators.schema import Hint
 Cell = Tuple[int, int]
 _SLOT_RE = re.compile(r"^u\[(\d+)\]\[(\d+)\]$")
 _STEPS = ((-1, 0), (1, 0), (0, -1), (0, 1))   # the stencil's neighbour order, as rendered
+
+
+def _key(cell: Sequence[int]) -> str:
+    return f"{cell[0]},{cell[1]}"
+
+
+def _u(cell: Sequence[int]) -> str:
+    return f"u[{cell[0]}][{cell[1]}]"
 
 
 class _Grid:
@@ -51,15 +60,27 @@ class _Grid:
         self.op = op
         cols = [solve(op, [1 if r == k else 0 for r in range(m)]) for k in range(m)]
         self.inverse: List[List[Fraction]] = [[cols[c][r] for c in range(m)] for r in range(m)]
+        # The inverse as integers over one common denominator: the hot path stays in ints.
+        self.scale = 1
+        for row in self.inverse:
+            for w in row:
+                self.scale = self.scale * w.denominator // gcd(self.scale, w.denominator)
+        self.scaled = [[int(w * self.scale) for w in row] for row in self.inverse]
+        self.outer: Dict[Cell, List[str]] = {
+            c: [_key(nb) for nb in self.neighbours[c] if nb not in index] for c in self.interior}
 
     def loads(self, boundary: Dict[str, int]) -> List[int]:
         """Right-hand side of each interior equation: the sum of its boundary neighbours."""
-        return [sum(boundary[_key(nb)] for nb in self.neighbours[c] if nb not in self.index)
-                for c in self.interior]
+        return [sum(boundary[k] for k in self.outer[c]) for c in self.interior]
+
+    def scaled_values(self, boundary: Dict[str, int]) -> List[int]:
+        """scale · u on the interior cells, in ``interior`` order."""
+        loads = self.loads(boundary)
+        return [sum(w * r for w, r in zip(row, loads)) for row in self.scaled]
 
     def value(self, boundary: Dict[str, int], cell: Sequence[int]) -> Fraction:
-        row = self.inverse[self.index[(cell[0], cell[1])]]
-        return sum((w * r for w, r in zip(row, self.loads(boundary))), Fraction(0))
+        row = self.scaled[self.index[(cell[0], cell[1])]]
+        return Fraction(sum(w * r for w, r in zip(row, self.loads(boundary))), self.scale)
 
     def weight(self, target: Sequence[int], missing: Sequence[int]) -> Fraction:
         """d u[target] / d u[missing]."""
@@ -79,14 +100,6 @@ def _bound(level: int) -> int:
     return 10 * (level + 1)
 
 
-def _key(cell: Sequence[int]) -> str:
-    return f"{cell[0]},{cell[1]}"
-
-
-def _u(cell: Sequence[int]) -> str:
-    return f"u[{cell[0]}][{cell[1]}]"
-
-
 class LaplaceGrid(Family):
     name = "laplace_grid"
     type = "B"
@@ -97,9 +110,8 @@ class LaplaceGrid(Family):
         boundary = {_key(c): rng.randint(-bound, bound) for c in g.boundary}
         # Round the harmonic interior to integers, then move the boundary values the least
         # needed to make those integers exactly harmonic.
-        loads = g.loads(boundary)
-        u = {c: round(sum((w * r for w, r in zip(g.inverse[k], loads)), Fraction(0)))
-             for k, c in enumerate(g.interior)}
+        u = {c: (2 * v + g.scale) // (2 * g.scale)                 # nearest integer, halves up
+             for c, v in zip(g.interior, g.scaled_values(boundary))}
         for c in g.interior:
             if all(nb in g.index for nb in g.neighbours[c]):     # the 5×5 centre: no boundary
                 ring = g.neighbours[c]
@@ -107,15 +119,15 @@ class LaplaceGrid(Family):
                 u[fix] -= sum(u[nb] for nb in ring) % 4
                 u[c] = sum(u[nb] for nb in ring) // 4
         for c in g.interior:
-            outer = [nb for nb in g.neighbours[c] if nb not in g.index]
+            outer = g.outer[c]
             if not outer:
                 continue
             need = 4 * u[c] - sum(u[nb] for nb in g.neighbours[c] if nb in g.index)
-            delta = need - sum(boundary[_key(nb)] for nb in outer)
+            delta = need - sum(boundary[key] for key in outer)
             first = rng.randrange(len(outer))
-            for k, nb in enumerate(outer):                     # spread delta as evenly as possible
+            for k, key in enumerate(outer):                    # spread delta as evenly as possible
                 share = delta // len(outer) + (1 if (k - first) % len(outer) < delta % len(outer) else 0)
-                boundary[_key(nb)] += share
+                boundary[key] += share
         if any(abs(x) > bound for x in boundary.values()):
             raise Reject("adjusted boundary value out of range")
         return {"level": level, "n": g.n, "boundary": boundary,

@@ -1,8 +1,9 @@
 """A nonsingular integer system Ax = b with one coefficient A[i*][j*] withheld; answer x[k*].
 
 By Cramer's rule x[k](a) = N_k(a) / D(a) with D and N_k affine in a = A[i*][j*], so x[k] is a
-Möbius function of a: it either never changes or takes each value at most once. The target
-k* is one where it changes, so any other admissible coefficient gives another answer.
+Möbius function of a: it either never changes or takes each value at most once. It changes
+exactly when x[j*] != 0 and (A⁻¹)[k][i*] != 0 (Sherman-Morrison); the target k* is one where
+it does, so any other admissible coefficient gives another answer.
 """
 
 from __future__ import annotations
@@ -61,17 +62,12 @@ def _replaced(a: Sequence[Sequence[int]], k: int, b: Sequence[int]) -> List[List
 Mobius = Tuple[int, int, int, int]
 
 
-def _forms(a: Sequence[Sequence[int]], b: Sequence[int], i: int, j: int,
-           ks: Sequence[int]) -> List[Mobius]:
-    """(n0, n1, d0, d1) per k in ks: x[k](t) = (n0 + n1·t) / (d0 + d1·t) for A[i][j] = t."""
+def _mobius(a: Sequence[Sequence[int]], b: Sequence[int], i: int, j: int, k: int) -> Mobius:
+    """(n0, n1, d0, d1) with x[k](t) = (n0 + n1·t) / (d0 + d1·t) for A[i][j] = t (Cramer:
+    both determinants are affine in one entry)."""
     a0, a1 = _with_entry(a, i, j, 0), _with_entry(a, i, j, 1)
-    d0 = _det(a0)
-    d1 = _det(a1) - d0
-    out = []
-    for k in ks:
-        n0 = _det(_replaced(a0, k, b))
-        out.append((n0, _det(_replaced(a1, k, b)) - n0, d0, d1))
-    return out
+    d0, n0 = _det(a0), _det(_replaced(a0, k, b))
+    return n0, _det(_replaced(a1, k, b)) - n0, d0, _det(a1) - d0
 
 
 def _x_at(coef: Mobius, t: int) -> Optional[Fraction]:
@@ -80,9 +76,15 @@ def _x_at(coef: Mobius, t: int) -> Optional[Fraction]:
     return None if den == 0 else Fraction(n0 + n1 * t, den)
 
 
-def _depends(coef: Mobius) -> bool:
-    n0, n1, d0, d1 = coef
-    return n0 * d1 - n1 * d0 != 0
+def _minor(a: Sequence[Sequence[int]], i: int, k: int) -> int:
+    """Determinant of A without row i and column k (± the cofactor, ± det(A)·(A⁻¹)[k][i])."""
+    return _det([[x for c, x in enumerate(row) if c != k] for r, row in enumerate(a) if r != i])
+
+
+def _depends(a: Sequence[Sequence[int]], b: Sequence[int], i: int, j: int, k: int) -> bool:
+    """Whether x[k] changes with A[i][j]: by Sherman-Morrison exactly when x[j] != 0 and
+    (A⁻¹)[k][i] != 0 (A invertible)."""
+    return _det(_replaced(a, j, b)) != 0 and _minor(a, i, k) != 0
 
 
 def _slot(i: int, j: int) -> str:
@@ -98,16 +100,18 @@ class LinearSystemMissingCoeff(Family):
         n, bound = _size(level), _bound(level)
         a = [[rng.randint(-bound, bound) for _ in range(n)] for _ in range(n)]
         b = [rng.randint(-_B_BOUND, _B_BOUND) for _ in range(n)]
-        if _det(a) == 0:
+        d = _det(a)
+        if d == 0:
             raise Reject("singular system")
         i, j = rng.randrange(n), rng.randrange(n)
-        forms = _forms(a, b, i, j, range(n))
-        targets = [k for k in range(n) if _depends(forms[k])]
+        x = [Fraction(_det(_replaced(a, k, b)), d) for k in range(n)]   # Cramer
+        if x[j] == 0:
+            raise Reject("x[j*] = 0: no component of x depends on the missing coefficient")
+        targets = [k for k in range(n) if x[k].denominator <= _MAX_DENOMINATOR
+                   and _minor(a, i, k) != 0]
         if not targets:
-            raise Reject("no component of x depends on the missing coefficient")
+            raise Reject(f"no dependent x[k] with a denominator up to {_MAX_DENOMINATOR}")
         k = rng.choice(targets)
-        if Fraction(_det(_replaced(a, k, b)), _det(a)).denominator > _MAX_DENOMINATOR:
-            raise Reject(f"x[k*] has a denominator above {_MAX_DENOMINATOR}")
         return {"level": level, "A": a, "b": b, "missing": [i, j], "target": k}
 
     def check(self, latent: Latent) -> Optional[str]:
@@ -126,7 +130,7 @@ class LinearSystemMissingCoeff(Family):
         k = latent["target"]
         if not (0 <= i < n and 0 <= j < n and 0 <= k < n):
             return "missing coefficient or target index out of range"
-        if not _depends(_forms(a, b, i, j, [k])[0]):
+        if not _depends(a, b, i, j, k):
             return "x[k*] does not depend on the missing coefficient"
         if self.solve(latent).denominator > _MAX_DENOMINATOR:
             return f"x[k*] has a denominator above {_MAX_DENOMINATOR}"
@@ -177,7 +181,7 @@ class LinearSystemMissingCoeff(Family):
         bound = _bound(latent["level"])
         i, j = latent["missing"]
         x = latent["A"][i][j]
-        coef = _forms(latent["A"], latent["b"], i, j, [latent["target"]])[0]
+        coef = _mobius(latent["A"], latent["b"], i, j, latent["target"])
         answer = _x_at(coef, x)
         for y in sorted(range(-bound, bound + 1), key=lambda y: (abs(y - x), y)):
             value = _x_at(coef, y)

@@ -141,8 +141,8 @@ class PolyInterpolation(Family):
                 "query": known["query"], "missing": nodes.index(held)}
 
     def witness(self, latent: Latent) -> Optional[Latent]:
-        # Degree-δ polynomials through the δ shown points form the line p + c·∏(x - shown node);
-        # the product is nonzero at the query point, so any c != 0 changes p(query).
+        # Degree-δ polynomials through the δ shown points form the line p + c·∏(x - x_i), x_i
+        # the shown nodes; the product is nonzero at the query, so c != 0 changes p(query).
         nodes = latent["nodes"]
         held = nodes[latent["missing"]]
         bump = _vanishing([x for x in nodes if x != held])

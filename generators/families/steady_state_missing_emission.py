@@ -4,8 +4,8 @@ n = d+1 hidden states, m = min(d+1, 3) symbols, ergodic transition matrix P, emi
 The solver knows P and all of E but two entries of row s*: if only one were missing, the row sum
 would give it away (SPEC §9), so the responder holds both, each on its own line, and either one
 fixes the other through the row sum. The target P(observe o*) = sum_s pi(s) E[s][o*] uses one of
-the two absent entries; pi(s*) > 0, so it moves with E[s*][o*] whenever the absent pair does not
-sum to 0.
+the two absent entries; pi(s*) > 0, so it moves with E[s*][o*] whenever the two absent entries
+do not both vanish.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import random
 import re
 from fractions import Fraction
 from math import gcd
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from generators.family import Family, Latent, Reject, Rendered
 from generators.linalg import Singular
@@ -24,7 +24,7 @@ from generators.text import frac
 _SLOT_RE = re.compile(r"^E\[s(\d+)\]\[o(\d+)\]$")
 
 
-def _sizes(level: int) -> tuple:
+def _sizes(level: int) -> Tuple[int, int]:
     return level + 1, min(level + 1, 3)
 
 
@@ -33,80 +33,122 @@ def _max_p_denominator(level: int) -> int:
 
 
 def _max_e_denominator(level: int) -> int:
-    return 4 + level
+    return 5
 
 
 def _max_pi_denominator(level: int) -> int:
-    return 40 * level
+    return 60 * level
 
 
-def _composition(rng: random.Random, total: int, parts: int, positive: bool) -> List[int]:
-    """A random ordered split of ``total`` into ``parts`` integers (> 0, or >= 0)."""
+def _max_answer_denominator(level: int) -> int:
+    return 100 * level
+
+
+def _draw_row(rng: random.Random, width: int, high: int, positive: bool) -> Tuple[List[int], int]:
+    """A row k_j / D with D in [2, high] and the k_j a random ordered split of D (> 0, or
+    >= 0), in canonical form (the k_j have no common factor)."""
+    denom = rng.randint(max(2, width) if positive else 2, high)
     if positive:
-        cuts = sorted(rng.sample(range(1, total), parts - 1))
+        cuts = sorted(rng.sample(range(1, denom), width - 1))
     else:
-        cuts = sorted(rng.randint(0, total) for _ in range(parts - 1))
-    return [hi - lo for lo, hi in zip([0] + cuts, cuts + [total])]
+        cuts = sorted(rng.randint(0, denom) for _ in range(width - 1))
+    return _reduced([hi - lo for lo, hi in zip([0] + cuts, cuts + [denom])], denom)
 
 
-def _distribution_row(rng: random.Random, width: int, low: int, high: int,
-                      positive: bool) -> List[Fraction]:
-    denom = rng.randint(max(low, width if positive else 1), high)
-    return [Fraction(k, denom) for k in _composition(rng, denom, width, positive)]
+def _reduced(nums: List[int], den: int) -> Tuple[List[int], int]:
+    g = den
+    for k in nums:
+        g = gcd(g, k)
+    return [k // g for k in nums], den // g
 
 
-def _primitive(p: List[List[Fraction]]) -> bool:
-    """Ergodic (irreducible and aperiodic): some power of P is entrywise positive.
+def _from_values(values: List[Fraction]) -> Tuple[List[int], int]:
+    """Canonical integer row of a list of fractions: numerators over the least common denominator."""
+    den = 1
+    for x in values:
+        den = den * x.denominator // gcd(den, x.denominator)
+    return [x.numerator * (den // x.denominator) for x in values], den
 
-    By Wielandt's bound the power (n-1)^2 + 1 suffices, so squaring a few times is enough.
-    """
+
+def _ratio(k: int, den: int) -> str:
+    """The canonical string of k/den (same as generators.text.frac), without building a Fraction."""
+    g = gcd(k, den)
+    return str(k // g) if den == g else f"{k // g}/{den // g}"
+
+
+def _row_problem(nums: List[Any], den: Any, limit: int) -> Optional[str]:
+    """Why nums/den is not a canonical distribution row with denominator <= limit."""
+    if not (isinstance(den, int) and all(isinstance(k, int) for k in nums)):
+        return "has a non-integer count"
+    if not 1 <= den <= limit:
+        return f"has denominator {den} outside [1, {limit}]"
+    if any(k < 0 for k in nums):
+        return "has a negative entry"
+    if sum(nums) != den:
+        return "does not sum to 1"
+    if _reduced(nums, den)[1] != den:
+        return "is not in lowest terms"
+    return None
+
+
+def _ergodic(p: List[List[int]]) -> bool:
+    """Irreducible and aperiodic: some power of P is entrywise positive. Wielandt's bound says
+    the power (n-1)^2 + 1 suffices; boolean rows as bitmasks, squared repeatedly."""
     n = len(p)
-    reach = [[p[i][j] > 0 for j in range(n)] for i in range(n)]
+    full = (1 << n) - 1
+    reach = [sum(1 << j for j, k in enumerate(row) if k > 0) for row in p]
     power = 1
     while power < (n - 1) ** 2 + 1:
-        reach = [[any(reach[i][k] and reach[k][j] for k in range(n)) for j in range(n)]
-                 for i in range(n)]
-        power *= 2
-    return all(all(row) for row in reach)
+        squared = []
+        for mask in reach:
+            acc = 0
+            for k in range(n):
+                if mask >> k & 1:
+                    acc |= reach[k]
+            squared.append(acc)
+        reach, power = squared, power * 2
+    return all(mask == full for mask in reach)
 
 
 def _det(m: List[List[int]]) -> int:
-    """Integer determinant by cofactor expansion (matrices here are at most 3x3)."""
+    """Integer determinant by cofactor expansion (the matrices here are at most 3x3)."""
     if len(m) == 1:
         return m[0][0]
     total = 0
     for j, x in enumerate(m[0]):
         if x:
-            minor = [row[:j] + row[j + 1:] for row in m[1:]]
-            total += (-1) ** j * x * _det(minor)
+            total += (-1) ** j * x * _det([row[:j] + row[j + 1:] for row in m[1:]])
     return total
 
 
-def _stationary(p: List[List[Fraction]]) -> List[Fraction]:
-    """pi = pi P in integers: with D_i the denominator of row i, M = D (P - I) has zero row
-    sums, so its adjugate's rows all equal one left null vector v (the cofactors of column 0),
-    and pi_i is proportional to D_i v_i. Same result as generators.linalg.stationary, faster."""
-    n = len(p)
-    dens = [_lcm(row) for row in p]
-    m = [[x.numerator * (d // x.denominator) - (d if i == j else 0) for j, x in enumerate(row)]
+def _stationary(p: List[List[int]], dens: List[int]) -> Tuple[List[int], int]:
+    """pi = pi P in integers, as weights over their total: M = D (P - I) (row i scaled by its
+    denominator D_i) has zero row sums, so every row of its adjugate is one left null vector v
+    (the cofactors of column 0), and pi_i is proportional to D_i v_i. Equals
+    generators.linalg.stationary (see the family's tests), without any Fraction."""
+    m = [[k - (d if i == j else 0) for j, k in enumerate(row)]
          for i, (row, d) in enumerate(zip(p, dens))]
-    v = [(-1) ** i * _det([row[1:] for k, row in enumerate(m) if k != i]) for i in range(n)]
-    weights = [d * x for d, x in zip(dens, v)]
+    weights = [d * (-1) ** i * _det([row[1:] for k, row in enumerate(m) if k != i])
+               for i, d in enumerate(dens)]
     total = sum(weights)
     if total == 0:
         raise Singular("stationary distribution is not unique")
-    return [Fraction(x, total) for x in weights]
+    return weights, total
 
 
-def _lcm(values: List[Fraction]) -> int:
-    out = 1
-    for x in values:
-        out = out * x.denominator // gcd(out, x.denominator)
-    return out
+def _pi_denominator(weights: List[int], total: int) -> int:
+    return max(total // gcd(total, x) for x in weights)
 
 
-def _observe(pi: List[Fraction], e: List[List[Fraction]], o: int) -> Fraction:
-    return sum((pi[s] * e[s][o] for s in range(len(pi))), Fraction(0))
+def _observe(latent: Latent) -> Fraction:
+    """sum_s pi(s) E[s][o*], over one common denominator."""
+    weights, total = _stationary(latent["P"], latent["P_den"])
+    e, dens, o = latent["E"], latent["E_den"], latent["target"]
+    common = 1
+    for d in dens:
+        common = common * d // gcd(common, d)
+    num = sum(w * row[o] * (common // d) for w, row, d in zip(weights, e, dens))
+    return Fraction(num, total * common)
 
 
 def _slot(s: int, o: int) -> str:
@@ -120,13 +162,20 @@ class SteadyStateMissingEmission(Family):
 
     def generate(self, rng: random.Random, level: int) -> Latent:
         n, m = _sizes(level)
-        p = [_distribution_row(rng, n, 2, _max_p_denominator(level), False) for _ in range(n)]
-        if not _primitive(p):
+        p = [_distribution_row(rng, n, _max_p_denominator(level), False) for _ in range(n)]
+        if not _ergodic(p):
             raise Reject("transition matrix is not ergodic")
-        e = [_distribution_row(rng, m, 2, _max_e_denominator(level), True) for _ in range(n)]
+        pi = _stationary(p)
+        if max(x.denominator for x in pi) > _max_pi_denominator(level):
+            raise Reject("stationary distribution has large denominators")
+        e = [_distribution_row(rng, m, _max_e_denominator(level), True) for _ in range(n)]
         state = rng.randrange(n)
         absent = sorted(rng.sample(range(m), 2))
         target = rng.choice(absent)
+        if len({row[target] for row in e}) == 1:
+            raise Reject("column o* of E is constant: P would play no part")
+        if _observe(pi, e, target).denominator > _max_answer_denominator(level):
+            raise Reject("answer denominator too large")
         return {"level": level, "P": p, "E": e, "state": state, "absent": absent,
                 "target": target}
 
@@ -142,20 +191,18 @@ class SteadyStateMissingEmission(Family):
         for label, rows, limit in (("P", p, _max_p_denominator(level)),
                                    ("E", e, _max_e_denominator(level))):
             for i, row in enumerate(rows):
-                if any(Fraction(x) < 0 for x in row) or sum(row) != 1:
-                    return f"row s{i + 1} of {label} is not a probability distribution"
-                if any(Fraction(x).denominator > limit for x in row):
-                    return f"row s{i + 1} of {label} has a denominator above {limit}"
-        if not _primitive(p):
+                problem = _row_problem(row, limit)
+                if problem:
+                    return f"row s{i + 1} of {label} {problem}"
+        if not _ergodic(p):
             return "transition matrix is not ergodic"
         if not (0 <= s < n and len(absent) == 2 and 0 <= absent[0] < absent[1] < m):
             return "the withheld entries are not two distinct symbols of one state's row"
         if target not in absent:
             return "the target symbol is not one of the withheld entries"
-        if e[s][absent[0]] + e[s][absent[1]] == 0:
+        if e[s][absent[0]] == 0 and e[s][absent[1]] == 0:
             return "the withheld entries are both 0: the row sum gives them away"
-        pi = _stationary(p)
-        if max(x.denominator for x in pi) > _max_pi_denominator(level):
+        if max(x.denominator for x in _stationary(p)) > _max_pi_denominator(level):
             return f"stationary distribution has a denominator above {_max_pi_denominator(level)}"
         return None
 
@@ -179,8 +226,8 @@ class SteadyStateMissingEmission(Family):
             question=f"In the stationary regime, what is the probability that an observation is "
                      f"symbol o{target + 1}, that is, the sum over states s of "
                      f"pi(s) E[s][o{target + 1}]? Give it as a reduced fraction.",
-            domain=f"The emission probabilities of row s{s + 1} of E that are not listed are "
-                   f"nonnegative, and row s{s + 1} sums to 1.",
+            domain=f"The entries of row s{s + 1} of E that are not listed are nonnegative, and "
+                   f"row s{s + 1} of E sums to 1.",
             responder=lines,
             hints=[Hint(_slot(s, o), line, frac(e[s][o])) for o, line in zip(absent, lines)],
         )
@@ -215,7 +262,7 @@ class SteadyStateMissingEmission(Family):
 
     def witness(self, latent: Latent) -> Optional[Latent]:
         # Same view, another split of the absent mass: swap the two entries, or (when they are
-        # equal) put all of it on the non-target symbol. pi(s*) > 0 moves the answer.
+        # equal) move all of it to the non-target symbol. pi(s*) > 0 moves the answer.
         s, (o1, o2), target = latent["state"], latent["absent"], latent["target"]
         e = [list(r) for r in latent["E"]]
         if e[s][o1] != e[s][o2]:

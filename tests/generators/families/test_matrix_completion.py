@@ -64,7 +64,8 @@ def test_every_view_leaves_at_least_the_free_row_factor():
 def test_answers_are_spread_over_the_possible_products():
     # Uniform factors would give 2, 3 and 6 each 2/9 of d=1 instances; drawing the answer
     # first keeps every value near 1/6.
-    answers = Counter(make_instance(FAMILY, 1, s, id="m", seed_set="t").answer.value for s in range(600))
+    answers = Counter(make_instance(FAMILY, 1, s, id="m", seed_set="t").answer.value
+                      for s in range(600))
     assert set(answers) == {"1", "2", "3", "4", "6", "9"}
     assert max(answers.values()) <= 130
 

@@ -46,7 +46,8 @@ def test_paper_worked_example():
 
 
 def test_hand_checked_instance():
-    # D = 8, q1 + 2q2 = 7: q2 in 0..3 gives (1,7,0), (2,5,1), (3,3,2), (4,1,3); q1 + 4q2 = 13 picks q2 = 3.
+    # D = 8, q1 + 2q2 = 7: q2 in 0..3 gives (1,7,0), (2,5,1), (3,3,2), (4,1,3);
+    # q1 + 4q2 = 13 picks q2 = (13 - 7)/2 = 3.
     latent = {"level": 1, "D": 8, "q": [4, 1, 3]}
     assert FAMILY.candidates(FAMILY.known(latent)) == {(1, 7, 0), (2, 5, 1), (3, 3, 2), (4, 1, 3)}
     assert FAMILY.render(latent).hints[0].value == "13"
