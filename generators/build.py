@@ -14,7 +14,7 @@ from verifiers.exact import canonical
 
 GENERATOR_VERSION = "1.0.0"
 MAX_DRAWS = 2000          # rejection-sampling bound per seed
-MAX_DUPLICATE_RESEEDS = 50
+MAX_RESEEDS = 50  # reseeds per slot for duplicates (and answer balance)
 
 
 class GenerationError(RuntimeError):
@@ -115,12 +115,13 @@ def build_split(seed_set: SeedSet = PUBLIC, per_type: Optional[Dict[str, int]] =
 
 def _fresh_instance(seed_set: SeedSet, slot: Slot, seen: Set[Tuple[str, str]]) -> Instance:
     family = registry.get(slot.family)
-    for attempt in range(MAX_DUPLICATE_RESEEDS):
+    wanted = family.balanced_answer(slot.index)
+    for attempt in range(MAX_RESEEDS):
         seed = instance_seed(seed_set, slot.family, slot.difficulty, slot.index, attempt)
         inst = make_instance(family, slot.difficulty, seed, id=slot.id, seed_set=seed_set.name)
         key = (inst.family, inst.latent)
-        if key not in seen:
+        if key not in seen and (wanted is None or inst.answer.value == wanted):
             seen.add(key)
             return inst
-    raise GenerationError(f"{slot.family} d={slot.difficulty} index {slot.index}: "
-                          f"{MAX_DUPLICATE_RESEEDS} reseeds all repeated an existing latent state")
+    raise GenerationError(f"{slot.family} d={slot.difficulty} index {slot.index}: {MAX_RESEEDS} "
+                          "reseeds all repeated an existing latent state or missed the balanced answer")

@@ -46,6 +46,11 @@ class Family:
     # answers have only two possible values (tomography) state their own bound.
     max_answer_share: ClassVar[Fraction] = Fraction(1, 4)
 
+    def balanced_answer(self, index: int) -> Optional[str]:
+        """The answer the ``index``-th instance of a block must have, for families whose
+        answers take two values (tomography): balance is then exact, not a coin flip."""
+        return None
+
     def level(self, difficulty: int) -> int:
         """The level actually used (crt and tomography stay at 1)."""
         return difficulty if self.scales_with_difficulty else 1

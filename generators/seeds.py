@@ -27,7 +27,8 @@ def instance_seed(seed_set: SeedSet, family: str, difficulty: int, index: int, a
     """63-bit seed of the ``index``-th instance of ``family`` at ``difficulty``.
 
     ``attempt`` > 0 is used only when an earlier seed produced a latent state that the split
-    (or an excluded split) already holds; the seed actually used is stored in the instance.
+    (or an excluded split) already holds, or, for two-valued answers, missed the balanced
+    answer of its slot; the seed actually used is stored in the instance.
     """
     key = f"mira-math|{seed_set.name}|{seed_set.master_seed}|{family}|{difficulty}|{index}|{attempt}"
     return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big") >> 1

@@ -66,6 +66,10 @@ class DiscreteTomography(Family):
     scales_with_difficulty = False
     max_answer_share = Fraction(3, 5)   # a binary answer: balanced by drawing it first
 
+    def balanced_answer(self, index: int) -> Optional[str]:
+        # In a split, alternate 0 and 1 so every block holds exactly half of each.
+        return str(index % 2)
+
     def generate(self, rng: random.Random, level: int) -> Latent:
         want = rng.randint(0, 1)         # the target value, drawn first so 0 and 1 balance
         grid = tuple(tuple(rng.randint(0, 1) for _ in range(3)) for _ in range(3))
@@ -133,7 +137,8 @@ class DiscreteTomography(Family):
             raise ValueError(f"not a cell hint: {hint.slot} = {hint.value}")
         cell = (int(m.group(1)), int(m.group(2)))
         value = int(hint.value)
-        fits = [g for g in _consistent(known["rows"], known["cols"]) if g[cell[0]][cell[1]] == value]
+        grids = _consistent(known["rows"], known["cols"])
+        fits = [g for g in grids if g[cell[0]][cell[1]] == value]
         if len(fits) != 1:
             raise ValueError(f"{len(fits)} grids fit the sums and {hint.slot} = {value}")
         return {"level": known["level"], "grid": [list(r) for r in fits[0]],

@@ -100,7 +100,8 @@ class EigenvectorMissingEntry(Family):
         targets = [t for t in range(n) if _target_problem(m, i, j, t) is None]
         if not targets:
             raise Reject("no entry of row i* of M² is a usable target")
-        return {"level": level, "M": m, "v": v, "missing": [i, j], "target": [i, rng.choice(targets)]}
+        t = rng.choice(targets)
+        return {"level": level, "M": m, "v": v, "missing": [i, j], "target": [i, t]}
 
     @staticmethod
     def _draw_vector(rng: random.Random, n: int) -> List[int]:

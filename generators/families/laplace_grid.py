@@ -45,7 +45,7 @@ class _Grid:
         self.index = index
         self.neighbours: Dict[Cell, List[Cell]] = {
             c: [(c[0] + di, c[1] + dj) for di, dj in _STEPS] for c in self.interior}
-        self.inside_of: Dict[Cell, Cell] = {}                    # boundary cell -> its interior cell
+        self.inside_of: Dict[Cell, Cell] = {}        # boundary cell -> its one interior neighbour
         for c in self.interior:
             for nb in self.neighbours[c]:
                 if nb not in index:
@@ -57,7 +57,6 @@ class _Grid:
             for nb in self.neighbours[c]:
                 if nb in index:
                     op[k][index[nb]] = -1
-        self.op = op
         cols = [solve(op, [1 if r == k else 0 for r in range(m)]) for k in range(m)]
         self.inverse: List[List[Fraction]] = [[cols[c][r] for c in range(m)] for r in range(m)]
         # The inverse as integers over one common denominator: the hot path stays in ints.
@@ -124,10 +123,9 @@ class LaplaceGrid(Family):
                 continue
             need = 4 * u[c] - sum(u[nb] for nb in g.neighbours[c] if nb in g.index)
             delta = need - sum(boundary[key] for key in outer)
-            first = rng.randrange(len(outer))
+            size, first = len(outer), rng.randrange(len(outer))
             for k, key in enumerate(outer):                    # spread delta as evenly as possible
-                share = delta // len(outer) + (1 if (k - first) % len(outer) < delta % len(outer) else 0)
-                boundary[key] += share
+                boundary[key] += delta // size + (1 if (k - first) % size < delta % size else 0)
         if any(abs(x) > bound for x in boundary.values()):
             raise Reject("adjusted boundary value out of range")
         return {"level": level, "n": g.n, "boundary": boundary,

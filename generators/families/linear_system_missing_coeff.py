@@ -30,7 +30,7 @@ def _size(level: int) -> int:
     return level + 1
 
 
-def _with_entry(a: Sequence[Sequence[Any]], i: int, j: int, x: int) -> List[List[Any]]:
+def _with_entry(a: Sequence[Sequence[Any]], i: int, j: int, x: Any) -> List[List[Any]]:
     out = [list(r) for r in a]
     out[i][j] = x
     return out
@@ -164,7 +164,8 @@ class LinearSystemMissingCoeff(Family):
 
     def known(self, latent: Latent) -> Dict[str, Any]:
         i, j = latent["missing"]
-        return {"level": latent["level"], "A": _with_entry(latent["A"], i, j, None),  # type: ignore[arg-type]
+        shown = _with_entry(latent["A"], i, j, None)
+        return {"level": latent["level"], "A": shown,
                 "b": list(latent["b"]), "missing": [i, j], "target": latent["target"]}
 
     def complete(self, known: Dict[str, Any], hint: Hint) -> Latent:

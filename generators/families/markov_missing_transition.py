@@ -21,7 +21,6 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from generators.family import Family, Latent, Rendered
 from generators.linalg import Singular
 from generators.schema import Hint
-from generators.text import frac
 
 
 def _n_states(level: int) -> int:
@@ -61,11 +60,19 @@ def _matrix(latent: Latent) -> List[List[Fraction]]:
 
 
 def _det(m: List[List[int]]) -> int:
-    """Integer determinant by cofactor expansion (the minors here are at most 3 x 3)."""
+    """Integer determinant of the principal minors used here (at most 3 x 3)."""
     if len(m) == 1:
         return m[0][0]
+    if len(m) == 2:
+        return m[0][0] * m[1][1] - m[0][1] * m[1][0]
     return sum((-1) ** j * m[0][j] * _det([row[:j] + row[j + 1:] for row in m[1:]])
                for j in range(len(m)) if m[0][j])
+
+
+def _show(k: int, d: int) -> str:
+    """``k/d`` reduced (entries lie strictly between 0 and 1, so never an integer)."""
+    g = gcd(k, d)
+    return f"{k // g}/{d // g}"
 
 
 @lru_cache(maxsize=4096)
@@ -162,21 +169,22 @@ class MarkovMissingTransition(Family):
 
     def render(self, latent: Latent) -> Rendered:
         n, r, cols, target = latent["n"], latent["row"], latent["cols"], latent["target"]
-        p = _matrix(latent)
+        num, den = latent["num"], latent["den"]
         states = ", ".join(str(i) for i in range(n))
-        lines = [f"{_slot(r, c)} = {frac(p[r][c])}" for c in cols]
+        lines = [f"{_slot(r, c)} = {_show(num[r][c], den[r])}" for c in cols]
         return Rendered(
             context=f"A discrete-time Markov chain has states {states} and transition matrix P: "
                     f"P[i][j] is the probability of moving from state i to state j in one step, "
                     f"and every row of P sums to 1. pi_i is the stationary probability of state "
                     f"i (the chain is ergodic, so the stationary distribution is unique).",
-            facts=[f"{_slot(i, j)} = {frac(p[i][j])}" for i in range(n) for j in range(n)
-                   if not (i == r and j in cols)],
+            facts=[f"{_slot(i, j)} = {_show(num[i][j], den[i])}" for i in range(n)
+                   for j in range(n) if not (i == r and j in cols)],
             question=f"What is pi_{target}, the stationary probability of state {target}? "
                      f"Give it as a reduced fraction.",
             domain="Every entry of P is a positive fraction.",
             responder=lines,
-            hints=[Hint(_slot(r, c), line, frac(p[r][c])) for c, line in zip(cols, lines)],
+            hints=[Hint(_slot(r, c), line, _show(num[r][c], den[r]))
+                   for c, line in zip(cols, lines)],
         )
 
     def solve(self, latent: Latent) -> Fraction:

@@ -4,6 +4,8 @@ n = d+1 assets with positive fractional weights summing to 1, integer standard d
 fractional correlations. sigma_p^2 = sum_i sum_j w(i) w(j) sigma(i) sigma(j) rho(i,j) is linear
 in rho(a,b) with slope 2 w(a) w(b) sigma(a) sigma(b) != 0, so every other admissible value of
 rho(a,b) (one that keeps the correlation matrix positive semidefinite) changes the answer.
+Instances are drawn positive definite (a non-degeneracy filter: no riskless combination of the
+assets, and rho(a,b) can move both ways), so admissible values other than the true one exist.
 """
 
 from __future__ import annotations
@@ -11,8 +13,8 @@ from __future__ import annotations
 import random
 import re
 from fractions import Fraction
-from math import gcd
 from itertools import chain
+from math import gcd
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from generators.family import Family, Latent, Reject, Rendered
@@ -50,7 +52,7 @@ _COLUMN_TRIES = 50
 
 def _rho_grid(level: int) -> List[Fraction]:
     """Correlations strictly inside (-1, 1) with small denominators, in a fixed order."""
-    return _GRIDS[level] if level in _GRIDS else _build_grid(level)
+    return _GRIDS[level]
 
 
 def _lcm_denominator(values: Iterable[Fraction]) -> int:
@@ -100,6 +102,10 @@ def _matrix(rho: Dict[str, Fraction], n: int) -> List[List[Fraction]]:
     for i, j in _pairs(n):
         m[i][j] = m[j][i] = rho[_key(i, j)]
     return m
+
+
+def _numbering(n: int) -> str:
+    return "1 and 2" if n == 2 else f"1 to {n}"
 
 
 def _draw_correlations(rng: random.Random, level: int, n: int) -> Dict[str, Fraction]:
@@ -168,7 +174,7 @@ class PortfolioVarianceMissingCorr(Family):
                 return f"standard deviation {s} outside [1, {_max_sigma(level)}]"
         for key in sorted(rho):
             r = rho[key]
-            if not isinstance(r, Fraction) or not -1 <= r <= 1:
+            if isinstance(r, bool) or not isinstance(r, (int, Fraction)) or not -1 <= r <= 1:
                 return f"rho({key}) = {r} is not a correlation"
             if key != missing and r.denominator > _max_rho_denominator(level):
                 return f"rho({key}) has denominator above {_max_rho_denominator(level)}"
@@ -189,7 +195,7 @@ class PortfolioVarianceMissingCorr(Family):
         slot = f"rho({missing})"
         line = f"{slot} = {frac(rho[missing])}"
         return Rendered(
-            context=f"A portfolio holds {n} assets, numbered 1 to {n}. w(i) is the portfolio "
+            context=f"A portfolio holds {n} assets, numbered {_numbering(n)}. w(i) is the portfolio "
                     "weight of asset i (the weights sum to 1), sigma(i) is the standard deviation "
                     "of asset i's return, and rho(i,j) = rho(j,i) is the correlation between the "
                     "returns of assets i and j (rho(i,i) = 1). The portfolio variance is "

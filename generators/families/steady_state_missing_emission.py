@@ -19,9 +19,9 @@ from typing import Any, Dict, List, Optional, Tuple
 from generators.family import Family, Latent, Reject, Rendered
 from generators.linalg import Singular
 from generators.schema import Hint
-from generators.text import frac
 
 _SLOT_RE = re.compile(r"^E\[s(\d+)\]\[o(\d+)\]$")
+_EMISSION_TRIES = 8
 
 
 def _sizes(level: int) -> Tuple[int, int]:
@@ -44,15 +44,38 @@ def _max_answer_denominator(level: int) -> int:
     return 100 * level
 
 
-def _draw_row(rng: random.Random, width: int, high: int, positive: bool) -> Tuple[List[int], int]:
-    """A row k_j / D with D in [2, high] and the k_j a random ordered split of D (> 0, or
-    >= 0), in canonical form (the k_j have no common factor)."""
-    denom = rng.randint(max(2, width) if positive else 2, high)
-    if positive:
-        cuts = sorted(rng.sample(range(1, denom), width - 1))
-    else:
-        cuts = sorted(rng.randint(0, denom) for _ in range(width - 1))
-    return _reduced([hi - lo for lo, hi in zip([0] + cuts, cuts + [denom])], denom)
+def _compositions(total: int, width: int, positive: bool) -> List[Tuple[int, ...]]:
+    """All ordered splits of ``total`` into ``width`` parts (> 0, or >= 0), in a fixed order."""
+    low = 1 if positive else 0
+    if width == 1:
+        return [(total,)] if total >= low else []
+    return [(k,) + rest for k in range(low, total + 1)
+            for rest in _compositions(total - k, width - 1, positive)]
+
+
+_COMPOSITIONS: Dict[Tuple[int, int], List[Tuple[int, ...]]] = {}
+_ROWS: Dict[Tuple[int, int], List[Tuple[int, ...]]] = {}
+
+
+def _draw_row(rng: random.Random, width: int, high: int) -> Tuple[List[int], int]:
+    """A transition row k_j / D: D uniform in [2, high], then a uniform ordered split of D into
+    nonnegative parts (zeros allowed: sparse chains); returned in lowest terms."""
+    denom = rng.randint(2, high)
+    if (denom, width) not in _COMPOSITIONS:
+        _COMPOSITIONS[denom, width] = _compositions(denom, width, False)
+    return _reduced(list(rng.choice(_COMPOSITIONS[denom, width])), denom)
+
+
+def _draw_positive_row(rng: random.Random, width: int, high: int) -> Tuple[List[int], int]:
+    """An emission row: uniform over the distinct positive distributions with denominator
+    <= high (uniform over rows, not over D, so that (1/3, 1/3, 1/3) is not a third of them)."""
+    key = (width, high)
+    if key not in _ROWS:
+        rows = {tuple(_reduced(list(c), d)[0]) for d in range(width, high + 1)
+                for c in _compositions(d, width, True)}
+        _ROWS[key] = sorted(rows)
+    nums = rng.choice(_ROWS[key])
+    return list(nums), sum(nums)
 
 
 def _reduced(nums: List[int], den: int) -> Tuple[List[int], int]:
@@ -111,14 +134,13 @@ def _ergodic(p: List[List[int]]) -> bool:
 
 
 def _det(m: List[List[int]]) -> int:
-    """Integer determinant by cofactor expansion (the matrices here are at most 3x3)."""
+    """Integer determinant of a 1x1, 2x2 or 3x3 matrix, written out (this is the hot path)."""
     if len(m) == 1:
         return m[0][0]
-    total = 0
-    for j, x in enumerate(m[0]):
-        if x:
-            total += (-1) ** j * x * _det([row[:j] + row[j + 1:] for row in m[1:]])
-    return total
+    if len(m) == 2:
+        return m[0][0] * m[1][1] - m[0][1] * m[1][0]
+    (a, b, c), (d, e, f), (g, h, i) = m
+    return a * (e * i - f * h) - b * (d * i - f * g) + c * (d * h - e * g)
 
 
 def _stationary(p: List[List[int]], dens: List[int]) -> Tuple[List[int], int]:
@@ -160,38 +182,45 @@ class SteadyStateMissingEmission(Family):
     type = "B"
     answer_type = "fraction"
 
+    # Latent: row i of P is P[i][j] / P_den[i] and row i of E is E[i][o] / E_den[i], integer
+    # counts in lowest terms (one canonical form per matrix, cheap to store and to check).
+
     def generate(self, rng: random.Random, level: int) -> Latent:
         n, m = _sizes(level)
-        p = [_distribution_row(rng, n, _max_p_denominator(level), False) for _ in range(n)]
+        p_rows = [_draw_row(rng, n, _max_p_denominator(level)) for _ in range(n)]
+        p, p_den = [r for r, _ in p_rows], [d for _, d in p_rows]
         if not _ergodic(p):
             raise Reject("transition matrix is not ergodic")
-        pi = _stationary(p)
-        if max(x.denominator for x in pi) > _max_pi_denominator(level):
+        if _pi_denominator(*_stationary(p, p_den)) > _max_pi_denominator(level):
             raise Reject("stationary distribution has large denominators")
-        e = [_distribution_row(rng, m, _max_e_denominator(level), True) for _ in range(n)]
         state = rng.randrange(n)
         absent = sorted(rng.sample(range(m), 2))
         target = rng.choice(absent)
-        if len({row[target] for row in e}) == 1:
-            raise Reject("column o* of E is constant: P would play no part")
-        if _observe(pi, e, target).denominator > _max_answer_denominator(level):
-            raise Reject("answer denominator too large")
-        return {"level": level, "P": p, "E": e, "state": state, "absent": absent,
-                "target": target}
+        for _ in range(_EMISSION_TRIES):  # redraw E alone: cheaper than a whole new draw
+            e_rows = [_draw_positive_row(rng, m, _max_e_denominator(level)) for _ in range(n)]
+            e, e_den = [r for r, _ in e_rows], [d for _, d in e_rows]
+            if len({Fraction(row[target], d) for row, d in e_rows}) == 1:
+                continue  # column o* of E constant: P would play no part
+            latent = {"level": level, "P": p, "P_den": p_den, "E": e, "E_den": e_den,
+                      "state": state, "absent": absent, "target": target}
+            if _observe(latent).denominator <= _max_answer_denominator(level):
+                return latent
+        raise Reject("no emission matrix with a varying column o* and a modest answer")
 
     def check(self, latent: Latent) -> Optional[str]:
         level = latent["level"]
         n, m = _sizes(level)
         p, e = latent["P"], latent["E"]
         s, absent, target = latent["state"], latent["absent"], latent["target"]
-        if len(p) != n or any(len(r) != n for r in p):
+        if len(p) != n or len(latent["P_den"]) != n or any(len(r) != n for r in p):
             return f"P must be {n}x{n} at level {level}"
-        if len(e) != n or any(len(r) != m for r in e):
+        if len(e) != n or len(latent["E_den"]) != n or any(len(r) != m for r in e):
             return f"E must be {n}x{m} at level {level}"
-        for label, rows, limit in (("P", p, _max_p_denominator(level)),
-                                   ("E", e, _max_e_denominator(level))):
-            for i, row in enumerate(rows):
-                problem = _row_problem(row, limit)
+        for label, rows, dens, limit in (
+                ("P", p, latent["P_den"], _max_p_denominator(level)),
+                ("E", e, latent["E_den"], _max_e_denominator(level))):
+            for i, (row, den) in enumerate(zip(rows, dens)):
+                problem = _row_problem(row, den, limit)
                 if problem:
                     return f"row s{i + 1} of {label} {problem}"
         if not _ergodic(p):
@@ -202,18 +231,20 @@ class SteadyStateMissingEmission(Family):
             return "the target symbol is not one of the withheld entries"
         if e[s][absent[0]] == 0 and e[s][absent[1]] == 0:
             return "the withheld entries are both 0: the row sum gives them away"
-        if max(x.denominator for x in _stationary(p)) > _max_pi_denominator(level):
+        if _pi_denominator(*_stationary(p, latent["P_den"])) > _max_pi_denominator(level):
             return f"stationary distribution has a denominator above {_max_pi_denominator(level)}"
         return None
 
     def render(self, latent: Latent) -> Rendered:
-        p, e = latent["P"], latent["E"]
+        p, p_den, e, e_den = latent["P"], latent["P_den"], latent["E"], latent["E_den"]
         s, absent, target = latent["state"], latent["absent"], latent["target"]
         n, m = len(p), len(e[0])
-        facts = [f"P[s{i + 1}][s{j + 1}] = {frac(p[i][j])}" for i in range(n) for j in range(n)]
-        facts += [f"{_slot(i, o)} = {frac(e[i][o])}" for i in range(n) for o in range(m)
-                  if not (i == s and o in absent)]
-        lines = [f"{_slot(s, o)} = {frac(e[s][o])}" for o in absent]
+        facts = [f"P[s{i + 1}][s{j + 1}] = {_ratio(p[i][j], p_den[i])}"
+                 for i in range(n) for j in range(n)]
+        facts += [f"{_slot(i, o)} = {_ratio(e[i][o], e_den[i])}" for i in range(n)
+                  for o in range(m) if not (i == s and o in absent)]
+        values = [_ratio(e[s][o], e_den[s]) for o in absent]
+        lines = [f"{_slot(s, o)} = {v}" for o, v in zip(absent, values)]
         states = ", ".join(f"s{i + 1}" for i in range(n))
         symbols = ", ".join(f"o{o + 1}" for o in range(m))
         return Rendered(
@@ -229,18 +260,20 @@ class SteadyStateMissingEmission(Family):
             domain=f"The entries of row s{s + 1} of E that are not listed are nonnegative, and "
                    f"row s{s + 1} of E sums to 1.",
             responder=lines,
-            hints=[Hint(_slot(s, o), line, frac(e[s][o])) for o, line in zip(absent, lines)],
+            hints=[Hint(_slot(s, o), line, v) for o, line, v in zip(absent, lines, values)],
         )
 
     def solve(self, latent: Latent) -> Fraction:
-        return _observe(_stationary(latent["P"]), latent["E"], latent["target"])
+        return _observe(latent)
 
     def known(self, latent: Latent) -> Dict[str, Any]:
+        # Values, not counts: a witness may put row s* of E over another denominator.
         s, absent = latent["state"], latent["absent"]
-        e = [[None if (i == s and o in absent) else v for o, v in enumerate(row)]
-             for i, row in enumerate(latent["E"])]
-        return {"level": latent["level"], "P": [list(r) for r in latent["P"]], "E": e,
-                "state": s, "absent": list(absent), "target": latent["target"]}
+        e = [[None if (i == s and o in absent) else Fraction(k, d) for o, k in enumerate(row)]
+             for i, (row, d) in enumerate(zip(latent["E"], latent["E_den"]))]
+        return {"level": latent["level"], "P": [list(r) for r in latent["P"]],
+                "P_den": list(latent["P_den"]), "E": e, "state": s, "absent": list(absent),
+                "target": latent["target"]}
 
     def complete(self, known: Dict[str, Any], hint: Hint) -> Latent:
         match = _SLOT_RE.match(hint.slot)
@@ -255,22 +288,29 @@ class SteadyStateMissingEmission(Family):
         rest = 1 - sum((x for x in known["E"][s] if x is not None), Fraction(0)) - value
         if value < 0 or rest < 0:
             raise ValueError(f"{hint.slot} = {hint.value} leaves no valid row s{s + 1}")
-        e = [list(r) for r in known["E"]]
-        e[s][o], e[s][other] = value, rest
-        return {"level": known["level"], "P": [list(r) for r in known["P"]], "E": e,
-                "state": s, "absent": absent, "target": known["target"]}
+        rows = [list(r) for r in known["E"]]
+        rows[s][o], rows[s][other] = value, rest
+        e_rows = [_from_values(r) for r in rows]
+        return {"level": known["level"], "P": [list(r) for r in known["P"]],
+                "P_den": list(known["P_den"]), "E": [r for r, _ in e_rows],
+                "E_den": [d for _, d in e_rows], "state": s, "absent": absent,
+                "target": known["target"]}
 
     def witness(self, latent: Latent) -> Optional[Latent]:
-        # Same view, another split of the absent mass: swap the two entries, or (when they are
-        # equal) move all of it to the non-target symbol. pi(s*) > 0 moves the answer.
+        # Same view, another split of the absent mass of row s*: swap the two entries, or (when
+        # they are equal) move all of it to the non-target symbol. pi(s*) > 0 moves the answer.
         s, (o1, o2), target = latent["state"], latent["absent"], latent["target"]
-        e = [list(r) for r in latent["E"]]
-        if e[s][o1] != e[s][o2]:
-            e[s][o1], e[s][o2] = e[s][o2], e[s][o1]
+        row = list(latent["E"][s])
+        if row[o1] != row[o2]:
+            row[o1], row[o2] = row[o2], row[o1]
         else:
             other = o2 if target == o1 else o1
-            e[s][other], e[s][target] = e[s][o1] + e[s][o2], Fraction(0)
-        return {**latent, "E": e}
+            row[other], row[target] = row[o1] + row[o2], 0
+        row, den = _reduced(row, latent["E_den"][s])
+        e = [list(r) for r in latent["E"]]
+        e_den = list(latent["E_den"])
+        e[s], e_den[s] = row, den
+        return {**latent, "E": e, "E_den": e_den}
 
 
 FAMILY = SteadyStateMissingEmission()

@@ -22,7 +22,8 @@ def _grids(rows, cols):
     out = []
     for bits in product((0, 1), repeat=9):
         g = [list(bits[0:3]), list(bits[3:6]), list(bits[6:9])]
-        if [sum(r) for r in g] == list(rows) and [sum(g[i][j] for i in range(3)) for j in range(3)] == list(cols):
+        col_sums = [sum(g[i][j] for i in range(3)) for j in range(3)]
+        if [sum(r) for r in g] == list(rows) and col_sums == list(cols):
             out.append(g)
     return out
 
