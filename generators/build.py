@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from dataclasses import dataclass
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from generators import registry
 from generators.family import Family, Reject
@@ -14,7 +16,7 @@ from verifiers.exact import canonical
 
 GENERATOR_VERSION = "1.0.0"
 MAX_DRAWS = 2000          # rejection-sampling bound per seed
-MAX_RESEEDS = 50  # reseeds per slot for duplicates (and answer balance)
+MAX_RESEEDS = 50  # reseeds per slot: duplicates, answer cap, answer balance
 
 
 class GenerationError(RuntimeError):
@@ -38,7 +40,7 @@ def make_instance(family: Family, difficulty: int, seed: int, *, id: str, seed_s
         if problem:
             last = problem
             continue
-        inst = _assemble(family, difficulty, level, seed, latent, id=id, seed_set=seed_set)
+        inst = assemble_instance(family, difficulty, level, seed, latent, id=id, seed_set=seed_set)
         if not validate:
             return inst
         failures = validate_instance(inst, family)
@@ -50,8 +52,9 @@ def make_instance(family: Family, difficulty: int, seed: int, *, id: str, seed_s
         f"(last reason: {last})")
 
 
-def _assemble(family: Family, difficulty: int, level: int, seed: int, latent: dict, *,
-              id: str, seed_set: str) -> Instance:
+def assemble_instance(family: Family, difficulty: int, level: int, seed: int, latent: dict, *,
+                      id: str, seed_set: str) -> Instance:
+    """The record of a given latent state (no validation: tests build hand-made ones)."""
     r = family.render(latent)
     cands = family.candidates(family.known(latent))
     return Instance(
@@ -95,8 +98,9 @@ def layout(per_type: Dict[str, int], families: Optional[Sequence[str]] = None,
 def build_split(seed_set: SeedSet = PUBLIC, per_type: Optional[Dict[str, int]] = None,
                 families: Optional[Sequence[str]] = None, difficulties: Sequence[int] = (1, 2, 3),
                 exclude: Iterable[Tuple[str, str]] = ()) -> Iterator[Instance]:
-    """Instances of a split in release order. No two share a latent state, and none shares
-    one with ``exclude`` (pairs of family and latent text, e.g. from the public release).
+    """Instances of a split in release order. No two share a latent state, none shares one
+    with ``exclude`` (pairs of family and latent text, e.g. from the public release), and no
+    answer value exceeds the family's ``max_answer_share`` of its (family, difficulty) block.
 
     A subset build yields exactly the bytes of the full build: duplicates are resolved per
     family in release order, so lower difficulties of a selected family are generated (not
@@ -105,23 +109,33 @@ def build_split(seed_set: SeedSet = PUBLIC, per_type: Optional[Dict[str, int]] =
     per_type = per_type or {"A": 20, "B": 50}
     top = max(difficulties)
     seen: Set[Tuple[str, str]] = set(exclude)
+    answers: Counter = Counter()
     for slot in layout(per_type, families):
         if slot.difficulty > top:
             continue
-        inst = _fresh_instance(seed_set, slot, seen)
+        family = registry.get(slot.family)
+        block = per_type[family.type]
+        cap = max(1, math.floor(family.max_answer_share * block))
+        inst = _fresh_instance(seed_set, slot, seen,
+                               lambda i: answers[(i.family, i.difficulty, i.answer.value)] < cap)
+        answers[(inst.family, inst.difficulty, inst.answer.value)] += 1
         if slot.difficulty in difficulties:
             yield inst
 
 
-def _fresh_instance(seed_set: SeedSet, slot: Slot, seen: Set[Tuple[str, str]]) -> Instance:
+def _fresh_instance(seed_set: SeedSet, slot: Slot, seen: Set[Tuple[str, str]],
+                    room_for: Callable[[Instance], bool]) -> Instance:
+    """The first reseed of ``slot`` that is new to the split, has room for its answer value
+    in its block, and (for two-valued answers) has the slot's balanced answer."""
     family = registry.get(slot.family)
     wanted = family.balanced_answer(slot.index)
     for attempt in range(MAX_RESEEDS):
         seed = instance_seed(seed_set, slot.family, slot.difficulty, slot.index, attempt)
         inst = make_instance(family, slot.difficulty, seed, id=slot.id, seed_set=seed_set.name)
         key = (inst.family, inst.latent)
-        if key not in seen and (wanted is None or inst.answer.value == wanted):
+        if key not in seen and room_for(inst) and (wanted is None or inst.answer.value == wanted):
             seen.add(key)
             return inst
     raise GenerationError(f"{slot.family} d={slot.difficulty} index {slot.index}: {MAX_RESEEDS} "
-                          "reseeds all repeated an existing latent state or missed the balanced answer")
+                          "reseeds all repeated a latent state, hit the answer cap, or missed "
+                          "the balanced answer")

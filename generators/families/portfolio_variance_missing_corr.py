@@ -158,7 +158,8 @@ class PortfolioVarianceMissingCorr(Family):
         level = latent["level"]
         n = _n_assets(level)
         w, sigma, rho, missing = latent["w"], latent["sigma"], latent["rho"], latent["missing"]
-        if len(w) != n or len(sigma) != n or sorted(rho) != sorted(_key(i, j) for i, j in _pairs(n)):
+        keys = sorted(_key(i, j) for i, j in _pairs(n))
+        if len(w) != n or len(sigma) != n or sorted(rho) != keys:
             return f"expected {n} assets at level {level}"
         if missing not in rho:
             return f"missing pair {missing!r} is not a pair of distinct assets"
@@ -195,11 +196,11 @@ class PortfolioVarianceMissingCorr(Family):
         slot = f"rho({missing})"
         line = f"{slot} = {frac(rho[missing])}"
         return Rendered(
-            context=f"A portfolio holds {n} assets, numbered {_numbering(n)}. w(i) is the portfolio "
-                    "weight of asset i (the weights sum to 1), sigma(i) is the standard deviation "
-                    "of asset i's return, and rho(i,j) = rho(j,i) is the correlation between the "
-                    "returns of assets i and j (rho(i,i) = 1). The portfolio variance is "
-                    "sigma_p^2 = sum over i and j of w(i) w(j) sigma(i) sigma(j) rho(i,j).",
+            context=f"A portfolio holds {n} assets, numbered {_numbering(n)}. w(i) is the "
+                    "portfolio weight of asset i (the weights sum to 1), sigma(i) is the standard "
+                    "deviation of asset i's return, and rho(i,j) = rho(j,i) is the correlation "
+                    "between the returns of assets i and j (rho(i,i) = 1). The portfolio variance "
+                    "is sigma_p^2 = sum over i and j of w(i) w(j) sigma(i) sigma(j) rho(i,j).",
             facts=facts,
             question="What is the portfolio variance sigma_p^2? Give it as a reduced fraction.",
             domain=f"{slot} is a correlation in [-1, 1] for which the correlation matrix is "
@@ -226,8 +227,9 @@ class PortfolioVarianceMissingCorr(Family):
                 "rho": dict(sorted(rho.items())), "missing": known["missing"]}
 
     def witness(self, latent: Latent) -> Optional[Latent]:
-        # The admissible values of rho(a,b) form an interval around the true value (the matrix is
-        # PD there); the variance has nonzero slope in rho(a,b), so any other admissible value works.
+        # The admissible values of rho(a,b) form an interval around the true value (the matrix
+        # is PD there); the variance has nonzero slope in rho(a,b): any other admissible value
+        # works. Nice grid values first, then ever smaller steps (PD guarantees one fits).
         missing, n = latent["missing"], len(latent["w"])
         true = latent["rho"][missing]
         steps = [Fraction(1, 2 ** k) for k in range(1, 40)]

@@ -86,7 +86,7 @@ def _reduced(nums: List[int], den: int) -> Tuple[List[int], int]:
 
 
 def _from_values(values: List[Fraction]) -> Tuple[List[int], int]:
-    """Canonical integer row of a list of fractions: numerators over the least common denominator."""
+    """Canonical integer row of fractions: numerators over their least common denominator."""
     den = 1
     for x in values:
         den = den * x.denominator // gcd(den, x.denominator)

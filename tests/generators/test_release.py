@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections import Counter
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,11 @@ def _no_floats(obj) -> bool:
     if isinstance(obj, list):
         return all(_no_floats(v) for v in obj)
     return True
+
+
+def test_no_answer_value_clusters_in_any_block(instances):
+    blocks = Counter((i.family, i.difficulty, i.answer.value) for i in instances)
+    sizes = Counter((i.family, i.difficulty) for i in instances)
+    for (family, d, value), count in blocks.items():
+        share = Fraction(count, sizes[(family, d)])
+        assert share <= registry.get(family).max_answer_share, (family, d, value, count)

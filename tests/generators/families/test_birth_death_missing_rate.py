@@ -6,7 +6,7 @@ import dataclasses
 import re
 from fractions import Fraction
 
-from generators.build import _assemble, make_instance
+from generators.build import assemble_instance, make_instance
 from generators.families.birth_death_missing_rate import FAMILY
 from generators.linalg import stationary
 from generators.schema import Hint, decode_latent, encode_latent
@@ -48,7 +48,7 @@ def test_hand_checked_instance():
     assert "mu_i is the rate of the transition from state i to state i-1" in r.context
     assert "lambda_i is the rate of the transition from state i to state i+1" in r.context
     assert "pi_2" in r.question
-    inst = _assemble(FAMILY, 1, 1, 0, decode_latent(encode_latent(HAND)), id="hand", seed_set="test")
+    inst = assemble_instance(FAMILY, 1, 1, 0, decode_latent(encode_latent(HAND)), id="hand", seed_set="test")
     assert validate_instance(inst, FAMILY) == []
     assert verify(inst, "1/2").correct and verify(inst, "\\frac{3}{6}").correct
     assert not verify(inst, "1/3").correct

@@ -6,7 +6,7 @@ import dataclasses
 import re
 from fractions import Fraction
 
-from generators.build import _assemble, make_instance
+from generators.build import assemble_instance, make_instance
 from generators.families.circuit_missing_resistance import FAMILY
 from generators.schema import Hint, decode_latent, encode_latent
 from generators.validate import validate_instance
@@ -51,7 +51,7 @@ def test_paper_example_through_solve_and_verifier():
     assert r.facts[1:] == ["R1 = 8", "R2 = 11", "R4 = 1", "R5 = 4", "R6 = 9", "R7 = 6"]
     assert r.responder == ["R3 = 7"]
     assert r.hints == [Hint("R3", "R3 = 7", "7")]
-    inst = _assemble(FAMILY, 3, 3, 0, decode_latent(encode_latent(PAPER)), id="cir-paper",
+    inst = assemble_instance(FAMILY, 3, 3, 0, decode_latent(encode_latent(PAPER)), id="cir-paper",
                      seed_set="test")
     assert inst.answer.value == "429/46"
     assert validate_instance(inst, FAMILY) == []
@@ -115,7 +115,7 @@ def test_answer_depends_on_the_missing_resistance():
 
 
 def test_corrupted_states_fail_with_the_right_property():
-    inst = _assemble(FAMILY, 3, 3, 0, decode_latent(encode_latent(PAPER)), id="c", seed_set="test")
+    inst = assemble_instance(FAMILY, 3, 3, 0, decode_latent(encode_latent(PAPER)), id="c", seed_set="test")
     # a resistor used twice (R7 replaced by R3): not a valid network
     latent = {**PAPER, "tree": ["||", ["+", 3, 3], PAPER["tree"][2]]}
     bad = dataclasses.replace(inst, latent=encode_latent(latent))

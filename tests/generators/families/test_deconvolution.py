@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import replace
 
 from generators import registry
-from generators.build import _assemble, make_instance
+from generators.build import assemble_instance, make_instance
 from generators.schema import Hint, decode_latent, encode_latent
 from generators.validate import validate_instance
 
@@ -19,7 +19,7 @@ HAND = {"level": 1, "h": [1, 2], "x": [1, 0, -1, 2], "missing": 1}
 
 def _record(latent):
     d = latent["level"]
-    return _assemble(FAMILY, d, d, 0, decode_latent(encode_latent(latent)), id="dec-000000",
+    return assemble_instance(FAMILY, d, d, 0, decode_latent(encode_latent(latent)), id="dec-000000",
                      seed_set="t")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from itertools import product
 
-from generators.build import _assemble, make_instance
+from generators.build import assemble_instance, make_instance
 from generators.families.discrete_tomography import FAMILY
 from generators.schema import Hint
 from generators.validate import validate_instance
@@ -14,7 +14,7 @@ HAND = {"level": 1, "grid": [[0, 1, 1], [1, 0, 0], [1, 0, 0]], "target": [2, 1],
 
 
 def _record(latent, difficulty=1):
-    return _assemble(FAMILY, difficulty, 1, 0, latent, id="dis-test", seed_set="test")
+    return assemble_instance(FAMILY, difficulty, 1, 0, latent, id="dis-test", seed_set="test")
 
 
 def _grids(rows, cols):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from generators.build import _assemble, make_instance
+from generators.build import assemble_instance, make_instance
 from generators.families.eigenvector_missing_entry import FAMILY
 from generators.schema import Hint, encode_latent
 from generators.validate import validate_instance
@@ -15,7 +15,7 @@ HAND = {"level": 1, "M": [[2, -2], [0, 3]], "v": [2, 0], "missing": [0, 1], "tar
 
 
 def _record(latent):
-    return _assemble(FAMILY, latent["level"], latent["level"], 0, latent, id="eig-test",
+    return assemble_instance(FAMILY, latent["level"], latent["level"], 0, latent, id="eig-test",
                      seed_set="test")
 
 

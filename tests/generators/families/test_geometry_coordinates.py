@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
-from generators.build import _assemble, make_instance
+from generators.build import assemble_instance, make_instance
 from generators.families.geometry_coordinates import FAMILY
 from generators.schema import Hint, encode_latent
 from generators.validate import validate_instance
@@ -60,7 +60,7 @@ def test_single_candidate_view_fails_local_underdetermination():
     # integer distance (5) from Q = (3, 4): the view alone would fix the answer.
     latent = {"level": 1, "P": [0, 0], "Q": [3, 4], "line1": [1, 2, 0], "line2": [1, 0, 0]}
     assert FAMILY.check(latent) is None
-    inst = _assemble(FAMILY, 1, 1, 0, latent, id="geo-bad", seed_set="test")
+    inst = assemble_instance(FAMILY, 1, 1, 0, latent, id="geo-bad", seed_set="test")
     assert [f.property for f in validate_instance(inst, FAMILY)] == ["local_underdetermination"]
 
 

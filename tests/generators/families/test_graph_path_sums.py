@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from generators.build import _assemble, make_instance
+from generators.build import assemble_instance, make_instance
 from generators.families.graph_path_sums import FAMILY
 from generators.schema import Hint, encode_latent
 from generators.validate import validate_instance
@@ -27,7 +27,7 @@ def test_reference_state_is_determined_at_level_1():
     # Weights (5, 5, 1) at level 1 (range [1, 5]): e12 = 5 is forced, one candidate only.
     latent = {"level": 1, "e01": 5, "e12": 5, "e20": 1}
     assert FAMILY.check(latent) is None
-    inst = _assemble(FAMILY, 1, 1, 0, latent, id="gra-bad", seed_set="test")
+    inst = assemble_instance(FAMILY, 1, 1, 0, latent, id="gra-bad", seed_set="test")
     assert [f.property for f in validate_instance(inst, FAMILY)] == ["local_underdetermination"]
 
 

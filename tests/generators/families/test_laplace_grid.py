@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
-from generators.build import _assemble, make_instance
+from generators.build import assemble_instance, make_instance
 from generators.families.laplace_grid import FAMILY
 from generators.linalg import solve
 from generators.schema import Hint, encode_latent
@@ -25,7 +25,7 @@ HAND = {"level": 1, "n": 4, "boundary": _linear_boundary(4), "missing": [0, 1], 
 
 
 def _record(latent):
-    return _assemble(FAMILY, latent["level"], latent["level"], 0, latent, id="lap-test",
+    return assemble_instance(FAMILY, latent["level"], latent["level"], 0, latent, id="lap-test",
                      seed_set="test")
 
 

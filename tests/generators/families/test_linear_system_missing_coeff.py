@@ -6,7 +6,7 @@ import random
 from dataclasses import replace
 from fractions import Fraction
 
-from generators.build import _assemble, make_instance
+from generators.build import assemble_instance, make_instance
 from generators.families.linear_system_missing_coeff import FAMILY, _depends, _mobius
 from generators.linalg import solve
 from generators.schema import Hint, encode_latent
@@ -18,7 +18,7 @@ HAND = {"level": 1, "A": [[2, 1], [1, 3]], "b": [3, 5], "missing": [0, 1], "targ
 
 
 def _record(latent):
-    return _assemble(FAMILY, latent["level"], latent["level"], 0, latent, id="lin-test",
+    return assemble_instance(FAMILY, latent["level"], latent["level"], 0, latent, id="lin-test",
                      seed_set="test")
 
 

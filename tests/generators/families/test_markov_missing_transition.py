@@ -6,7 +6,7 @@ import dataclasses
 import re
 from fractions import Fraction
 
-from generators.build import _assemble, make_instance
+from generators.build import assemble_instance, make_instance
 from generators.families.markov_missing_transition import FAMILY
 from generators.linalg import stationary
 from generators.schema import Hint, decode_latent, encode_latent
@@ -36,7 +36,7 @@ def test_hand_checked_two_state_chain():
     assert r.hints == [Hint("P[0][0]", "P[0][0] = 2/3", "2/3"), Hint("P[0][1]", "P[0][1] = 1/3", "1/3")]
     for hint in r.hints:  # either line alone rebuilds the chain through the row sum
         assert FAMILY.complete(FAMILY.known(HAND), hint) == HAND
-    inst = _assemble(FAMILY, 1, 1, 0, decode_latent(encode_latent(HAND)), id="hand", seed_set="test")
+    inst = assemble_instance(FAMILY, 1, 1, 0, decode_latent(encode_latent(HAND)), id="hand", seed_set="test")
     assert validate_instance(inst, FAMILY) == []
     assert verify(inst, "pi_0 = 3/7").correct and not verify(inst, "4/7").correct
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from generators import registry
-from generators.build import _assemble, make_instance
+from generators.build import assemble_instance, make_instance
 from generators.schema import Hint, decode_latent, encode_latent
 from generators.validate import validate_instance
 
@@ -18,7 +18,7 @@ HAND = {"level": 1, "solution": [1, 2, 3], "eq1": [1, 1, 1], "eq2": [1, -1, 2],
 
 
 def _record(latent, d=1):
-    return _assemble(FAMILY, d, d, 0, decode_latent(encode_latent(latent)), id="ran-000000",
+    return assemble_instance(FAMILY, d, d, 0, decode_latent(encode_latent(latent)), id="ran-000000",
                      seed_set="t")
 
 

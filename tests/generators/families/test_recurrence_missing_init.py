@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from generators import registry
-from generators.build import _assemble, make_instance
+from generators.build import assemble_instance, make_instance
 from generators.schema import decode_latent, encode_latent
 from generators.validate import validate_instance
 
@@ -18,7 +18,7 @@ REFERENCE = {"level": 1, "r1": 1, "r2": -2, "a0": -4, "a1": 1, "n": 8}
 
 def _record(latent):
     d = latent["level"]
-    return _assemble(FAMILY, d, d, 0, decode_latent(encode_latent(latent)), id="rec-000000",
+    return assemble_instance(FAMILY, d, d, 0, decode_latent(encode_latent(latent)), id="rec-000000",
                      seed_set="t")
 
 
