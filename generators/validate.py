@@ -9,7 +9,7 @@ breaks, not only a byte comparison.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Set
 
 from generators.family import Family, Rendered
 from generators.schema import Instance, decode_latent, encode_latent
@@ -135,6 +135,8 @@ def validate_instance(inst: Instance, family: Family) -> List[Failure]:
     return out
 
 
-def first_failure(inst: Instance, family: Family) -> Optional[Failure]:
-    failures = validate_instance(inst, family)
-    return failures[0] if failures else None
+def failed_properties(inst: Instance, family: Optional[Family] = None) -> Set[str]:
+    """The names of the properties ``inst`` fails (empty: valid)."""
+    from generators import registry
+
+    return {f.property for f in validate_instance(inst, family or registry.get(inst.family))}

@@ -9,7 +9,7 @@ import pytest
 
 from generators import registry
 from generators.build import make_instance
-from generators.schema import Hint, View, instance_from_dict
+from generators.schema import Hint
 from generators.validate import validate_instance
 from verifiers.exact import canonical, from_canonical
 

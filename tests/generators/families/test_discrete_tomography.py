@@ -7,7 +7,7 @@ from itertools import product
 from generators.build import assemble_instance, make_instance
 from generators.families.discrete_tomography import FAMILY
 from generators.schema import Hint
-from generators.validate import validate_instance
+from generators.validate import failed_properties, validate_instance
 from verifiers import verify
 
 HAND = {"level": 1, "grid": [[0, 1, 1], [1, 0, 0], [1, 0, 0]], "target": [2, 1], "hint": [0, 0]}
@@ -27,9 +27,6 @@ def _grids(rows, cols):
             out.append(g)
     return out
 
-
-def _properties(inst):
-    return {f.property for f in validate_instance(inst, FAMILY)}
 
 
 def test_hand_instance():
@@ -82,7 +79,7 @@ def test_answers_balanced_and_slots_vary():
 def test_hint_that_does_not_pin_fails_hint_sufficiency():
     bad = {**HAND, "hint": [1, 1]}      # cell (1,1) = 0 leaves several grids
     assert len([g for g in _grids((2, 1, 1), (2, 1, 1)) if g[1][1] == 0]) > 1
-    props = _properties(_record(bad))
+    props = failed_properties(_record(bad))
     assert "hint_sufficiency" in props and "global_uniqueness" in props
 
 
@@ -90,7 +87,7 @@ def test_determined_target_fails_local_underdetermination():
     bad = {"level": 1, "grid": [[1, 1, 1], [0, 0, 0], [0, 0, 1]], "target": [1, 1], "hint": [0, 0]}
     # Row 0 full and row 1 empty leave one 1 in row 2; cell (1,1) is 0 in every grid.
     assert {g[1][1] for g in _grids((3, 0, 1), (1, 1, 2))} == {0}
-    props = _properties(_record(bad))
+    props = failed_properties(_record(bad))
     assert "local_underdetermination" in props
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from generators.build import assemble_instance, make_instance
 from generators.families.eigenvector_missing_entry import FAMILY
 from generators.schema import Hint, encode_latent
-from generators.validate import validate_instance
+from generators.validate import failed_properties, validate_instance
 from verifiers import verify
 
 # M v = (2·2 + (-2)·0, 0·2 + 3·0) = (4, 0) = 2·v. M² = [[4, -10], [0, 9]].
@@ -18,9 +18,6 @@ def _record(latent):
     return assemble_instance(FAMILY, latent["level"], latent["level"], 0, latent, id="eig-test",
                      seed_set="test")
 
-
-def _properties(inst):
-    return {f.property for f in validate_instance(inst, FAMILY)}
 
 
 def _square(m, i, t):
@@ -47,13 +44,13 @@ def test_missing_entry_where_v_is_nonzero_fails():
     # M[0][0] enters M v = λ v (v[0] = 2): the view would give it away.
     bad = {**HAND, "missing": [0, 0], "target": [0, 1]}
     assert FAMILY.check(bad) is not None
-    props = _properties(_record(bad))
+    props = failed_properties(_record(bad))
     assert "global_uniqueness" in props and "local_underdetermination" in props
 
 
 def test_target_independent_of_missing_entry_fails():
     bad = {**HAND, "target": [0, 0]}    # (M²)[0][0] = 4 + x·0
-    props = _properties(_record(bad))
+    props = failed_properties(_record(bad))
     assert "local_underdetermination" in props
 
 
@@ -66,7 +63,7 @@ def test_square_of_missing_entry_alone_is_filtered():
 def test_broken_eigenvector_fails_global_uniqueness():
     inst = _record(HAND)
     broken = {**HAND, "M": [[2, -2], [1, 3]]}          # M v = (4, 2) is not a multiple of v
-    props = _properties(replace(inst, latent=encode_latent(broken)))
+    props = failed_properties(replace(inst, latent=encode_latent(broken)))
     assert "global_uniqueness" in props
 
 

@@ -9,7 +9,7 @@ from generators.build import assemble_instance, make_instance
 from generators.families.laplace_grid import FAMILY
 from generators.linalg import solve
 from generators.schema import Hint, encode_latent
-from generators.validate import validate_instance
+from generators.validate import failed_properties, validate_instance
 from verifiers import verify
 
 CORNERS = {(0, 0), (0, 3), (3, 0), (3, 3)}
@@ -28,9 +28,6 @@ def _record(latent):
     return assemble_instance(FAMILY, latent["level"], latent["level"], 0, latent, id="lap-test",
                      seed_set="test")
 
-
-def _properties(inst):
-    return {f.property for f in validate_instance(inst, FAMILY)}
 
 
 def _interior_by_full_solve(n, boundary):
@@ -101,14 +98,14 @@ def test_interior_integral_target_moves_and_bounds_grow():
 
 def test_corner_as_missing_cell_fails():
     bad = {**HAND, "boundary": {**HAND["boundary"], "0,0": 1}, "missing": [0, 0]}
-    props = _properties(_record(bad))
+    props = failed_properties(_record(bad))
     assert "global_uniqueness" in props and "local_underdetermination" in props
 
 
 def test_non_integer_target_fails_global_uniqueness():
     inst = _record(HAND)
     shifted = {**HAND, "boundary": {**HAND["boundary"], "1,0": 5}}   # weight 1/12 on u[1][2]
-    props = _properties(replace(inst, latent=encode_latent(shifted)))
+    props = failed_properties(replace(inst, latent=encode_latent(shifted)))
     assert "global_uniqueness" in props
     assert FAMILY.check(shifted) == "the target value is not an integer"
 

@@ -5,7 +5,7 @@ from dataclasses import replace
 from generators.build import make_instance
 from generators.families.piecewise_missing_threshold import FAMILY, _branch
 from generators.schema import Hint, View, encode_latent
-from generators.validate import validate_instance
+from generators.validate import failed_properties
 from verifiers import verify
 from verifiers.exact import canonical
 
@@ -20,9 +20,6 @@ def _instance(latent: dict, d: int):
                    candidate_answers=len(FAMILY.candidates(FAMILY.known(latent))),
                    latent=encode_latent(latent))
 
-
-def _properties(inst) -> set:
-    return {f.property for f in validate_instance(inst, FAMILY)}
 
 
 HAND = {"level": 1, "m": [-3, -1], "c": [6, -3], "x": -6, "t": -4}
@@ -41,7 +38,7 @@ def test_hand_checked_instance():
     assert FAMILY.solve(HAND) == 24
     assert FAMILY.candidates(FAMILY.known(HAND)) == {24, 3}
     inst = _instance(HAND, 1)
-    assert _properties(inst) == set() and inst.candidate_answers == 2
+    assert failed_properties(inst) == set() and inst.candidate_answers == 2
     assert verify(inst, "f(-6) = 24").correct and not verify(inst, "3").correct
 
 
@@ -79,6 +76,6 @@ def test_degenerate_states_are_rejected():
 def test_corrupted_latent_fails_validation():
     inst = _instance(HAND, 1)
     moved = replace(inst, latent=encode_latent({**HAND, "t": -7}))  # now the upper branch applies
-    assert "global_uniqueness" in _properties(moved)
+    assert "global_uniqueness" in failed_properties(moved)
     wrong_hint = replace(inst, hints=[Hint("t", "t = -8", "-8")])
-    assert "hint_sufficiency" in _properties(wrong_hint)
+    assert "hint_sufficiency" in failed_properties(wrong_hint)
