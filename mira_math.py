@@ -1,18 +1,30 @@
-"""MIRA-Math dataset configurations: the one place they are defined.
+"""MIRA-Math on the Hugging Face Hub: the one place the dataset configs are defined.
 
-Configs: ``all`` (default), ``type_a``, ``type_b`` and one per family. Each maps to the
-release's JSONL files; the Hub card's YAML ``configs:`` block is generated from here
-(datasets >= 4 runs no loading scripts, so nothing here is executed by ``load_dataset``).
+Configs: ``all`` (default), ``type_a``, ``type_b`` and one per family. The release card's
+YAML front matter (``configs:`` and ``dataset_info:`` with features and split sizes) is
+generated from here, because ``datasets`` >= 4 runs no loading scripts: ``load_dataset``
+reads the YAML, and checks each split's row count against ``dataset_info``.
+
+    >>> from datasets import load_dataset
+    >>> load_dataset("mira-math", "type_b", split="test")   # from the repository root
+    >>> import mira_math; mira_math.load("moment_problem")     # latent state decoded
 """
 
 from __future__ import annotations
 
-from typing import Dict, List
+import dataclasses
+import json
+import typing
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Union
 
 from generators import registry
 from generators.release import SPLIT, data_path
+from generators.schema import Instance, decode_latent
 
 DEFAULT_CONFIG = "all"
+LOCAL_RELEASE = Path(__file__).resolve().parent / "mira-math"
+CARD_SOURCE = Path(__file__).resolve().parent / "dataset_card.md"
 
 
 def configs() -> Dict[str, List[str]]:
@@ -27,4 +39,147 @@ def configs() -> Dict[str, List[str]]:
     return out
 
 
-__all__ = ["DEFAULT_CONFIG", "SPLIT", "configs"]
+# ------------------------------------------------------------------ features from the schema
+
+_DTYPES = {str: "string", int: "int64"}
+
+
+def _feature(name: str, tp: Any) -> Dict[str, Any]:
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is Union and type(None) in args:           # Optional[int]: nullable column
+        return _feature(name, next(a for a in args if a is not type(None)))
+    if origin in (list, List):
+        (item,) = args
+        if dataclasses.is_dataclass(item):
+            return {"name": name, "list": _struct(item)}
+        return {"name": name, "list": _DTYPES[item]}
+    if dataclasses.is_dataclass(tp):
+        return {"name": name, "struct": _struct(tp)}
+    return {"name": name, "dtype": _DTYPES[tp]}
+
+
+def _struct(cls: type) -> List[Dict[str, Any]]:
+    hints = typing.get_type_hints(cls)
+    return [_feature(f.name, hints[f.name]) for f in dataclasses.fields(cls)]
+
+
+def features() -> List[Dict[str, Any]]:
+    """The ``datasets`` features of an instance row, derived from :class:`Instance`."""
+    return _struct(Instance)
+
+
+# ------------------------------------------------------------------ card front matter
+
+def card_metadata(info: dict, files: Dict[str, bytes]) -> Dict[str, Any]:
+    """YAML metadata of a release folder: configs, features and per-config split sizes."""
+    present = {name: paths for name, paths in configs().items()
+               if all(p in files for p in paths)}
+    total = sum(files[p].count(b"\n") for p in present.get("all", []))
+    held_out = info["seed_set"] != "public-20-50"
+    return {
+        "pretty_name": "MIRA-Math" + (f" (held-out seed set {info['seed_set']})" if held_out else ""),
+        "license": "cc-by-4.0",
+        "language": ["en"],
+        "task_categories": ["question-answering", "text-generation"],
+        "size_categories": ["1K<n<10K" if 1000 <= total < 10000 else
+                            "n<1K" if total < 1000 else "10K<n<100K"],
+        "tags": ["mathematics", "reasoning", "information-seeking", "clarification",
+                 "interactive", "benchmark", "synthetic", "exact-answers"],
+        "configs": [
+            dict({"config_name": name}, **({"default": True} if name == DEFAULT_CONFIG else {}),
+                 data_files=[{"split": SPLIT, "path": paths}])
+            for name, paths in present.items()
+        ],
+        "dataset_info": [
+            {"config_name": name, "features": features(),
+             "splits": [{"name": SPLIT,
+                         "num_bytes": sum(len(files[p]) for p in paths),  # JSONL bytes
+                         "num_examples": sum(files[p].count(b"\n") for p in paths)}]}
+            for name, paths in present.items()
+        ],
+    }
+
+
+def _yaml(value: Any, indent: int = 0) -> List[str]:
+    """Block YAML for dicts, lists, strings, ints and bools; strings are JSON-quoted, which
+    YAML reads as double-quoted scalars. Hand-written so the core install needs no PyYAML and
+    the bytes never depend on an emitter's version; tests parse it back with PyYAML."""
+    pad = "  " * indent
+    lines: List[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, (dict, list)) and item:
+                lines.append(f"{pad}{key}:")
+                lines += _yaml(item, indent + (0 if isinstance(item, list) else 1))
+            else:
+                lines.append(f"{pad}{key}: {_scalar(item)}")
+        return lines
+    for item in value:  # list
+        if isinstance(item, (dict, list)):
+            inner = _yaml(item, indent + 1)
+            lines.append(f"{pad}- {inner[0].lstrip()}")
+            lines += inner[1:]
+        else:
+            lines.append(f"{pad}- {_scalar(item)}")
+    return lines
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, (list, dict)):
+        return "[]" if isinstance(value, list) else "{}"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def render_readme(info: dict, files: Dict[str, bytes], card: Optional[str] = None) -> str:
+    """The release folder's README.md: generated front matter, a generated summary of this
+    folder, then the datasheet ``dataset_card.md``."""
+    card = CARD_SOURCE.read_text(encoding="utf-8") if card is None else card
+    meta = "\n".join(_yaml(card_metadata(info, files)))
+    counts = info["counts"]
+    rows = "\n".join(f"| `{name}` | {registry.type_of(name)} | {counts[name]} |" for name in counts)
+    summary = (
+        f"# MIRA-Math — seed set `{info['seed_set']}`\n\n"
+        f"This folder holds {info['total']} instances generated by generator version "
+        f"{info['generator_version']} from seed set `{info['seed_set']}` (master seed "
+        f"{info['master_seed']}), {info['per_type']['A']} per difficulty for each Type A family and "
+        f"{info['per_type']['B']} for each Type B family. `CHECKSUMS.sha256` lists the sha256 of "
+        f"every file; `release_info.json` says how to regenerate it byte for byte "
+        f"(`mira-math verify`).\n\n"
+        f"| config / family | type | instances |\n|---|---|---|\n{rows}\n\n"
+    )
+    return f"---\n{meta}\n---\n\n{summary}{card}"
+
+
+# ------------------------------------------------------------------ loading
+
+def load(config: str = DEFAULT_CONFIG, split: str = SPLIT, revision: Optional[str] = None,
+         source: Union[str, Path, None] = None, **load_kwargs: Any):
+    """``datasets.Dataset`` of ``config`` with ``latent`` decoded to a dict (fractions as
+    ``Fraction``) on access. ``source``: a release folder or a Hub repo id ``OWNER/NAME``;
+    default: the ``mira-math/`` folder of this checkout. Other keyword arguments go to
+    ``datasets.load_dataset`` (``cache_dir``, ...)."""
+    from datasets import load_dataset  # optional dependency: pip install 'mira-math[hub]'
+
+    if config not in configs():
+        raise ValueError(f"unknown config {config!r}; known: {', '.join(configs())}")
+    if source is None:
+        if not LOCAL_RELEASE.is_dir():
+            raise ValueError("no local release folder: pass source='OWNER/NAME' (a Hub repo) "
+                             "or a folder")
+        source = LOCAL_RELEASE
+    dataset = load_dataset(str(source), config, split=split, revision=revision, **load_kwargs)
+
+    def decode(batch: Dict[str, list]) -> Dict[str, list]:
+        if "latent" in batch:
+            batch["latent"] = [decode_latent(text) for text in batch["latent"]]
+        return batch
+
+    return dataset.with_transform(decode)
+
+
+__all__ = ["DEFAULT_CONFIG", "SPLIT", "card_metadata", "configs", "features", "load",
+           "render_readme"]

@@ -9,14 +9,14 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
 
 from generators import registry
 from generators.family import Family, Reject
-from generators.schema import Answer, Instance, View, decode_latent, encode_latent
+from generators.schema import Answer, Instance, View, decode_latent, dumps_canonical, encode_latent
 from generators.seeds import PUBLIC, SeedSet, instance_seed, rng_for
 from generators.validate import validate_instance
 from verifiers.exact import canonical
 
 GENERATOR_VERSION = "1.0.0"
 MAX_DRAWS = 2000          # rejection-sampling bound per seed
-MAX_RESEEDS = 50  # reseeds per slot: duplicates, answer cap, answer balance
+MAX_RESEEDS = 200  # reseeds per slot: duplicates, answer cap, answer balance
 
 
 class GenerationError(RuntimeError):
@@ -95,27 +95,39 @@ def layout(per_type: Dict[str, int], families: Optional[Sequence[str]] = None,
     return slots
 
 
+def latent_key(inst: Instance) -> str:
+    """Identity of an instance's complete state (per family)."""
+    return f"{inst.family}|latent|{inst.latent}"
+
+
+def view_key(inst: Instance) -> str:
+    """Identity of what the solver is shown: its whole view (per family)."""
+    v = inst.view
+    return f"{inst.family}|view|" + dumps_canonical([v.context, v.facts, v.question, v.domain])
+
+
 def build_split(seed_set: SeedSet = PUBLIC, per_type: Optional[Dict[str, int]] = None,
                 families: Optional[Sequence[str]] = None, difficulties: Sequence[int] = (1, 2, 3),
-                exclude: Iterable[Tuple[str, str]] = ()) -> Iterator[Instance]:
-    """Instances of a split in release order. No two share a latent state, none shares one
-    with ``exclude`` (pairs of family and latent text, e.g. from the public release), and no
-    answer value exceeds the family's ``max_answer_share`` of its (family, difficulty) block.
+                exclude: Iterable[str] = ()) -> Iterator[Instance]:
+    """Instances of a split in release order.
 
-    A subset build yields exactly the bytes of the full build: duplicates are resolved per
+    No two share a latent state or a solver view, none shares either with ``exclude`` (keys
+    from :func:`latent_key` / :func:`view_key`, e.g. of the public release), and no answer
+    value exceeds the family's ``max_answer_share`` of its (family, difficulty) block.
+
+    A subset build yields exactly the bytes of the full build: these rules are applied per
     family in release order, so lower difficulties of a selected family are generated (not
     yielded) whenever a higher one is asked for.
     """
     per_type = per_type or {"A": 20, "B": 50}
     top = max(difficulties)
-    seen: Set[Tuple[str, str]] = set(exclude)
+    seen: Set[str] = set(exclude)
     answers: Counter = Counter()
     for slot in layout(per_type, families):
         if slot.difficulty > top:
             continue
         family = registry.get(slot.family)
-        block = per_type[family.type]
-        cap = max(1, math.floor(family.max_answer_share * block))
+        cap = max(1, math.floor(family.max_answer_share * per_type[family.type]))
         inst = _fresh_instance(seed_set, slot, seen,
                                lambda i: answers[(i.family, i.difficulty, i.answer.value)] < cap)
         answers[(inst.family, inst.difficulty, inst.answer.value)] += 1
@@ -123,19 +135,20 @@ def build_split(seed_set: SeedSet = PUBLIC, per_type: Optional[Dict[str, int]] =
             yield inst
 
 
-def _fresh_instance(seed_set: SeedSet, slot: Slot, seen: Set[Tuple[str, str]],
+def _fresh_instance(seed_set: SeedSet, slot: Slot, seen: Set[str],
                     room_for: Callable[[Instance], bool]) -> Instance:
-    """The first reseed of ``slot`` that is new to the split, has room for its answer value
-    in its block, and (for two-valued answers) has the slot's balanced answer."""
+    """The first reseed of ``slot`` whose state and view are new, whose answer value has room
+    in its block, and (for two-valued answers) that has the slot's balanced answer."""
     family = registry.get(slot.family)
     wanted = family.balanced_answer(slot.index)
     for attempt in range(MAX_RESEEDS):
         seed = instance_seed(seed_set, slot.family, slot.difficulty, slot.index, attempt)
         inst = make_instance(family, slot.difficulty, seed, id=slot.id, seed_set=seed_set.name)
-        key = (inst.family, inst.latent)
-        if key not in seen and room_for(inst) and (wanted is None or inst.answer.value == wanted):
-            seen.add(key)
+        keys = (latent_key(inst), view_key(inst))
+        if (keys[0] not in seen and keys[1] not in seen and room_for(inst)
+                and (wanted is None or inst.answer.value == wanted)):
+            seen.update(keys)
             return inst
     raise GenerationError(f"{slot.family} d={slot.difficulty} index {slot.index}: {MAX_RESEEDS} "
-                          "reseeds all repeated a latent state, hit the answer cap, or missed "
-                          "the balanced answer")
+                          "reseeds all repeated a latent state or view, hit the answer cap, or "
+                          "missed the balanced answer")

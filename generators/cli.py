@@ -30,7 +30,7 @@ def _progress(total: int, desc: str):
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from generators.build import layout
-    from generators.release import render_release, write_release
+    from generators.release import public_split_reference, render_release, write_release
     from generators.seeds import PUBLIC, SeedSet
 
     families = args.families or registry.names(args.types)
@@ -39,18 +39,25 @@ def cmd_generate(args: argparse.Namespace) -> int:
         print(f"mira-math generate: unknown family {unknown[0]!r}", file=sys.stderr)
         return 2
     families = [f for f in registry.names() if f in families]  # release order
-    seed_set = PUBLIC if args.seed_set in (None, PUBLIC.name) else SeedSet.named(args.seed_set)
+    public = args.seed_set in (None, PUBLIC.name)
+    if not public and args.out is None:
+        print("mira-math generate: a held-out seed set needs --out DIR", file=sys.stderr)
+        return 2
+    seed_set = PUBLIC if public else SeedSet.named(args.seed_set)
+    out = args.out or DEFAULT_RELEASE
+    disjoint_from = [] if public else [public_split_reference()]
     total = len(layout(args.per_type, families, args.difficulties))
     with _progress(total, "generate") as bar:
         files = render_release(seed_set, args.per_type, families, args.difficulties,
-                               progress=lambda: bar.update(1))
-    write_release(args.out, files)
-    print(f"wrote {total} instances of {len(families)} families to {args.out} "
-          f"(seed set {seed_set.name})")
+                               progress=lambda: bar.update(1), disjoint_from=disjoint_from)
+    write_release(out, files)
+    print(f"wrote {total} instances of {len(families)} families to {out} "
+          f"(seed set {seed_set.name}" + (", disjoint from the public release)" if disjoint_from else ")"))
     return 0
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from generators.build import latent_key, view_key
     from generators.schema import DataError, read_jsonl
     from generators.validate import Failure, validate_instance
     from generators.release import family_files
@@ -59,7 +66,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for p in args.files:
         paths += family_files(p) if p.is_dir() else [p]
     failures: List[Failure] = []
-    seen: Dict[tuple, str] = {}
+    seen: Dict[str, str] = {}
     count = 0
     try:
         for path in paths:
@@ -71,11 +78,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
                     failures.append(Failure(inst.id, "schema", str(err)))
                     continue
                 failures += validate_instance(inst, family)
-                key = (inst.family, inst.latent)
-                if key in seen:
-                    failures.append(Failure(inst.id, "global_uniqueness",
-                                            f"same latent state as {seen[key]}"))
-                seen.setdefault(key, inst.id)
+                for key, what in ((latent_key(inst), "latent state"), (view_key(inst), "solver view")):
+                    if key in seen:
+                        failures.append(Failure(inst.id, "duplicate", f"same {what} as {seen[key]}"))
+                    seen.setdefault(key, inst.id)
     except DataError as err:
         print(f"mira-math validate: {err}", file=sys.stderr)
         return 1
@@ -106,19 +112,69 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 1
 
 
+def cmd_check_disjoint(args: argparse.Namespace) -> int:
+    from generators.build import latent_key, view_key
+    from generators.release import family_files
+    from generators.schema import DataError, read_jsonl
+
+    def keys(folder: Path) -> Dict[str, str]:
+        out: Dict[str, str] = {}
+        for path in family_files(folder):
+            for inst in read_jsonl(path):
+                out.setdefault(latent_key(inst), inst.id)
+                out.setdefault(view_key(inst), inst.id)
+        return out
+
+    try:
+        first, second = keys(args.first), keys(args.second)
+    except DataError as err:
+        print(f"mira-math check-disjoint: {err}", file=sys.stderr)
+        return 1
+    if not first or not second:
+        print("mira-math check-disjoint: a folder holds no instances", file=sys.stderr)
+        return 1
+    shared = sorted(set(first) & set(second))
+    for key in shared:
+        what = "solver view" if "|view|" in key else "latent state"
+        print(f"SHARED {what}: {args.first} {first[key]} = {args.second} {second[key]}")
+    n1 = sum("|latent|" in k for k in first)
+    n2 = sum("|latent|" in k for k in second)
+    print(f"{n1} and {n2} instances: {len(shared)} shared latent states or solver views")
+    return 1 if shared else 0
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    from generators.publish import PublishError, plan, publish
+
+    try:
+        the_plan = plan(args.dir, args.repo_id, args.tag, args.private)
+    except PublishError as err:
+        print(f"mira-math publish: {err}", file=sys.stderr)
+        return 1
+    print(the_plan.describe())
+    if args.dry_run:
+        print("dry run: nothing uploaded")
+        return 0
+    commit = publish(args.dir, the_plan)
+    print(f"published {args.repo_id} at commit {commit}" + (f", tag {args.tag}" if args.tag else ""))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mira-math", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
     g = sub.add_parser("generate", help="build a split (default: the public 20/50 release)")
-    g.add_argument("--out", type=Path, default=DEFAULT_RELEASE, help="output folder (default: mira-math)")
+    g.add_argument("--out", type=Path, default=None,
+                   help="output folder (default: mira-math; required for a held-out seed set)")
     g.add_argument("--types", choices=["A", "B", "AB"], default="AB", help="family types to build")
     g.add_argument("--families", nargs="+", metavar="NAME", help="only these families")
     g.add_argument("--difficulties", nargs="+", type=int, choices=[1, 2, 3], default=[1, 2, 3])
     g.add_argument("--per-type", type=_per_type, default={"A": 20, "B": 50}, metavar="A/B",
                    help="instances per difficulty for Type A / Type B families (default 20/50)")
     g.add_argument("--seed-set", default=None, metavar="NAME",
-                   help="seed-set name (default: the public release's)")
+                   help="a held-out seed set (default: the public release's); it shares no "
+                        "latent state or solver view with the public release")
     g.set_defaults(func=cmd_generate)
 
     v = sub.add_parser("validate", help="re-run every validity check on JSONL files or release folders")
@@ -128,6 +184,19 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("verify", help="regenerate a release folder and compare it byte for byte")
     r.add_argument("dir", nargs="?", type=Path, default=DEFAULT_RELEASE)
     r.set_defaults(func=cmd_verify)
+
+    c = sub.add_parser("check-disjoint", help="prove two splits share no latent state or solver view")
+    c.add_argument("first", type=Path, metavar="DIR")
+    c.add_argument("second", type=Path, metavar="DIR")
+    c.set_defaults(func=cmd_check_disjoint)
+
+    p = sub.add_parser("publish", help="upload a verified release folder to the Hugging Face Hub")
+    p.add_argument("--repo-id", required=True, metavar="OWNER/NAME")
+    p.add_argument("--tag", metavar="vX.Y.Z", help="tag the upload commit")
+    p.add_argument("--private", action="store_true", help="create the repo as private")
+    p.add_argument("--dry-run", action="store_true", help="list files and the commit; upload nothing")
+    p.add_argument("--dir", type=Path, default=DEFAULT_RELEASE, help="release folder (default: mira-math)")
+    p.set_defaults(func=cmd_publish)
     return parser
 
 

@@ -4,6 +4,7 @@ Layout of a release folder::
 
     data/<family>/test.jsonl   one file per family, instances in release order
     release_info.json          generator version, seed set, master seed, counts
+    README.md                  the Hub card: generated YAML (configs, features, sizes) + datasheet
     CHECKSUMS.sha256           ``sha256sum -c`` manifest of every other file
 """
 
@@ -14,14 +15,16 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
 
 from generators import registry
-from generators.build import GENERATOR_VERSION, build_split
+from generators.build import GENERATOR_VERSION, build_split, latent_key, view_key
 from generators.schema import DataError, Instance, read_jsonl
-from generators.seeds import SeedSet
+from generators.seeds import PUBLIC, SeedSet
 
 CHECKSUMS = "CHECKSUMS.sha256"
+README = "README.md"
+PUBLIC_PER_TYPE = {"A": 20, "B": 50}
 RELEASE_INFO = "release_info.json"
 SPLIT = "test"
 
@@ -42,7 +45,8 @@ def group_lines(instances: Iterable[Instance], progress: Optional[Callable[[], N
 
 
 def release_info(seed_set: SeedSet, per_type: Dict[str, int], files: Dict[str, bytes],
-                 families: Sequence[str], difficulties: Sequence[int]) -> dict:
+                 families: Sequence[str], difficulties: Sequence[int],
+                 disjoint_from: Sequence[dict] = ()) -> dict:
     counts = {name: files[data_path(name)].count(b"\n") for name in families if data_path(name) in files}
     return {
         "generator_version": GENERATOR_VERSION,
@@ -51,18 +55,40 @@ def release_info(seed_set: SeedSet, per_type: Dict[str, int], files: Dict[str, b
         "per_type": {"A": per_type["A"], "B": per_type["B"]},
         "difficulties": list(difficulties),
         "families": list(families),
+        "disjoint_from": list(disjoint_from),
         "counts": counts,
         "total": sum(counts.values()),
     }
 
 
+def public_split_reference() -> dict:
+    """How a held-out split names the public release it must not overlap."""
+    return {"seed_set": PUBLIC.name, "master_seed": PUBLIC.master_seed,
+            "per_type": dict(PUBLIC_PER_TYPE)}
+
+
+def excluded_keys(disjoint_from: Sequence[dict]) -> Set[str]:
+    """Latent and view keys of the splits a new split must not overlap (regenerated, so the
+    result never depends on files on disk)."""
+    keys: Set[str] = set()
+    for ref in disjoint_from:
+        for inst in build_split(SeedSet(ref["seed_set"], ref["master_seed"]), ref["per_type"]):
+            keys.update((latent_key(inst), view_key(inst)))
+    return keys
+
+
 def render_release(seed_set: SeedSet, per_type: Dict[str, int], families: Sequence[str],
                    difficulties: Sequence[int] = (1, 2, 3),
-                   progress: Optional[Callable[[], None]] = None) -> Dict[str, bytes]:
-    """Every file of the release folder (checksums included), in memory."""
-    files = group_lines(build_split(seed_set, per_type, families, difficulties), progress)
-    info = release_info(seed_set, per_type, files, families, difficulties)
+                   progress: Optional[Callable[[], None]] = None,
+                   disjoint_from: Sequence[dict] = ()) -> Dict[str, bytes]:
+    """Every file of the release folder (card and checksums included), in memory."""
+    import mira_math  # the card's configs live there; imported late to avoid a cycle
+
+    split = build_split(seed_set, per_type, families, difficulties, excluded_keys(disjoint_from))
+    files = group_lines(split, progress)
+    info = release_info(seed_set, per_type, files, families, difficulties, disjoint_from)
     files[RELEASE_INFO] = (json.dumps(info, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    files[README] = mira_math.render_readme(info, files).encode("utf-8")
     files[CHECKSUMS] = manifest(files)
     return files
 
@@ -137,7 +163,7 @@ def verify_release(folder: Path, progress: Optional[Callable[[], None]] = None) 
     info = read_release_info(folder)
     seed_set = SeedSet(info["seed_set"], info["master_seed"])
     expected = render_release(seed_set, info["per_type"], info["families"], info["difficulties"],
-                              progress)
+                              progress, info.get("disjoint_from", []))
     for rel, data in sorted(expected.items()):
         path = folder / rel
         report.files_checked += 1

@@ -1,7 +1,8 @@
 """The three validity checks of SPEC §4, run on an instance record as stored.
 
 Each failure names the property: ``schema``, ``consistency``, ``global_uniqueness``,
-``local_underdetermination``, ``hint_sufficiency`` or ``chance_level``. The checks read the
+``local_underdetermination``, ``hint_sufficiency`` or ``chance_level`` (and, across the
+instances of a file set, ``duplicate``). The checks read the
 stored fields (fact lines, hints, answer), so a hand-edited record fails the property it
 breaks, not only a byte comparison.
 """
@@ -17,7 +18,7 @@ from verifiers.exact import canonical, equal, from_canonical
 
 PROPERTIES = (
     "schema", "consistency", "global_uniqueness", "local_underdetermination",
-    "hint_sufficiency", "chance_level",
+    "hint_sufficiency", "chance_level", "duplicate",
 )
 
 

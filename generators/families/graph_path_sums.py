@@ -1,10 +1,11 @@
 """Triangle path sums: s1 = e01 + e12 and s2 = e12 + e20 known, s3 = e20 + e01 held back.
 
-With the weight range [1, 4+d] stated (SPEC says [1, 2+d]; see docs/decisions.md: at d=1
-that range has only 15 underdetermined states, too few for 20 distinct instances, let alone
-held-out splits), the view leaves finitely many triples: one per e12 in
-the range that keeps e01 = s1 - e12 and e20 = s2 - e12 in the range too. States the view pins
-down alone (a single candidate) are rejected.
+With the weight range [1, 6+d] stated (SPEC says [1, 2+d]; see docs/decisions.md: at d=1
+that range has only 15 underdetermined states, too few for 20 distinct instances, and [1, 4+d]
+still gives only 37 distinct solver views (s1, s2) at d=1, too few for the release and its
+held-out splits; [1, 6+d] gives 91, 127 and 169), the view leaves finitely many triples: one
+per e12 in the range that keeps e01 = s1 - e12 and e20 = s2 - e12 in the range too. States the
+view pins down alone (a single candidate) are rejected.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ _EDGES = ("e01", "e12", "e20")
 
 
 def _max_weight(level: int) -> int:
-    return 4 + level
+    return 6 + level
 
 
 def _triples(s1: int, s2: int, top: int) -> List[Tuple[int, int, int]]:

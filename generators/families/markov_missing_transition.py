@@ -3,7 +3,10 @@
 The solver knows every row but r*, and n-2 entries of row r*. Since it cannot tell which of
 the two absent entries the responder would hold, the responder holds both, one per line;
 either is canonical, because the row sum gives the other. Entries are positive fractions
-whose denominators are at most n·(2+d); π_{s*} must move with the split of the absent mass.
+whose denominators are at most max(13, n·(2+d)), i.e. 13, 13, 20 (SPEC says n·(2+d) = 6, 12,
+20; see docs/decisions.md: at n = 2 the view is one known row, r* and s*, so a limit L gives
+4·(number of fractions in (0, 1) with denominator <= L) distinct solver views, 44 at L = 6
+and 228 at L = 13); π_{s*} must move with the split of the absent mass.
 
 Row i of P is stored as integers: numerators ``num[i]`` over the row's lowest common
 denominator ``den[i]`` (cheap to serialise, and one latent text per chain).
@@ -28,7 +31,7 @@ def _n_states(level: int) -> int:
 
 
 def _max_denominator(level: int) -> int:
-    return _n_states(level) * (2 + level)
+    return max(13, _n_states(level) * (2 + level))
 
 
 def _slot(i: int, j: int) -> str:

@@ -1,8 +1,10 @@
 """Rank-1 2x2 completion: the first row known, m10 withheld, m11 = m01*m10/m00 asked.
 
-M = u·vᵀ with integer factors u_i, v_i in [1, 2+d], and the factor range is stated to the
-solver. Given m00 and m01, u1 is still free in [1, 2+d], so m11 = u1·v1 takes at least 2+d
-values: the answer set is finite and is enumerated exactly (the chance level). The latent
+M = u·vᵀ with integer factors u_i, v_i in [1, 4+d], and the factor range is stated to the
+solver (SPEC says [1, 2+d]; see docs/decisions.md: at d=1 that range gives only 24 distinct
+solver views (m00, m01), too few for the release and its held-out splits; [1, 4+d] gives 110,
+174 and 295). Given m00 and m01, u1 is still free in [1, 4+d], so m11 = u1·v1 takes at least
+4+d values: the answer set is finite and is enumerated exactly (the chance level). The latent
 state is the matrix itself, not a factorisation, so two draws of the same matrix are the
 same problem for the release's duplicate check.
 """
@@ -18,7 +20,7 @@ from generators.text import frac
 
 
 def _top(level: int) -> int:
-    return 2 + level
+    return 4 + level
 
 
 def _row_factors(m00: int, m01: int, top: int) -> List[Tuple[int, int, int]]:
@@ -54,7 +56,7 @@ class MatrixCompletion(Family):
     def generate(self, rng: random.Random, level: int) -> Latent:
         top = _top(level)
         # Draw the answer uniformly over its possible values first: products u1·v1 of a
-        # small range cluster (at d=1, 2, 3 and 6 each take 2/9 of uniform draws).
+        # small range cluster (at d=1, 4 takes 3/25 of uniform draws, 1 only 1/25).
         products = sorted({i * j for i in range(1, top + 1) for j in range(1, top + 1)})
         target = rng.choice(products)
         pairs = [(i, target // i) for i in range(1, top + 1)

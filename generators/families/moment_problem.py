@@ -1,10 +1,13 @@
 """Moment problem on {0, 1, 2}: the sum and first moment known, the second moment withheld.
 
 Nonnegative integer weights q0, q1, q2 with q0 + q1 + q2 = D give the probabilities q_i/D.
-The solver holds the sum and q1 + 2q2 = m1 (D times the mean); the responder holds the sum
-again (a noncanonical repeat) and q1 + 4q2 = m2 (D times the second moment), which fixes
-q2 = (m2 - m1)/2. The view alone leaves one free weight, so the answer set is finite:
-every q2 with q1 = m1 - 2q2 >= 0 and q0 = D - m1 + q2 >= 0.
+D is drawn uniformly from [6+2d, 12+2d] (SPEC fixes D = 6+2d; see docs/decisions.md: a fixed
+D leaves only 2D-3 distinct solver views (D, m1), 13 at d=1, too few for the release and its
+held-out splits; the range gives 133, 161 and 189), and each weight vector summing to D is
+equally likely. The solver holds the sum and q1 + 2q2 = m1 (D times the mean); the responder
+holds the sum again (a noncanonical repeat) and q1 + 4q2 = m2 (D times the second moment),
+which fixes q2 = (m2 - m1)/2. The view alone leaves one free weight, so the answer set is
+finite: every q2 with q1 = m1 - 2q2 >= 0 and q0 = D - m1 + q2 >= 0.
 """
 
 from __future__ import annotations
@@ -12,15 +15,16 @@ from __future__ import annotations
 import random
 from typing import Any, Dict, List, Optional, Set, Tuple
 
-from generators.family import Family, Latent, Reject, Rendered
+from generators.family import Family, Latent, Rendered
 from generators.schema import Hint
 from generators.text import frac
 
 _SECOND = "q1 + 4q2"  # the withheld slot, named as the context paragraph names it
 
 
-def _denominator(level: int) -> int:
-    return 6 + 2 * level
+def _denominators(level: int) -> Tuple[int, int]:
+    """The inclusive range of D at this level: [6 + 2d, 12 + 2d]."""
+    return 6 + 2 * level, 12 + 2 * level
 
 
 def _sum_line(total: int) -> str:
@@ -51,16 +55,17 @@ class MomentProblem(Family):
     answer_type = "tuple"
 
     def generate(self, rng: random.Random, level: int) -> Latent:
-        total = _denominator(level)
-        q1, q2 = rng.randint(0, total), rng.randint(0, total)
-        if q1 + q2 > total:
-            raise Reject("weights exceed the denominator")  # rejection keeps the draw uniform
-        return {"level": level, "D": total, "q": [total - q1 - q2, q1, q2]}
+        total = rng.randint(*_denominators(level))
+        # Stars and bars: two distinct cut points among D + 2 positions give every weight
+        # vector summing to D with the same probability (and D stays uniform).
+        a, b = sorted(rng.sample(range(total + 2), 2))
+        return {"level": level, "D": total, "q": [a, b - a - 1, total + 1 - b]}
 
     def check(self, latent: Latent) -> Optional[str]:
         total, q = latent["D"], latent["q"]
-        if total != _denominator(latent["level"]):
-            return f"D = {total} is not 6 + 2d"
+        low, high = _denominators(latent["level"])
+        if not (isinstance(total, int) and low <= total <= high):
+            return f"D = {total} is not in [6 + 2d, 12 + 2d] = [{low}, {high}]"
         if len(q) != 3 or any(not isinstance(v, int) or v < 0 for v in q):
             return "weights are not three nonnegative integers"
         if sum(q) != total:

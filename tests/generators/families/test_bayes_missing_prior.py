@@ -36,11 +36,28 @@ def test_uninformative_evidence_is_rejected():
 
 
 def test_denominators_respect_the_difficulty_range():
+    # Denominators b in [2, 4+2d] (SPEC's [2, 3+2d] widened: see docs/decisions.md).
     for d in (1, 2, 3):
-        for seed in range(30):
+        tops = set()
+        for seed in range(60):
             inst = make_instance(FAMILY, d, seed, id="b", seed_set="t")
             latent = inst.latent_state()
-            assert max(latent[k].denominator for k in ("prior", "sens", "fpr")) <= 3 + 2 * d
+            top = max(latent[k].denominator for k in ("prior", "sens", "fpr"))
+            assert top <= 4 + 2 * d
+            tops.add(top)
+        assert 4 + 2 * d in tops  # the widened range is actually used
+    assert "denominator above 6" in FAMILY.check(
+        {"level": 1, "prior": Fraction(1, 7), "sens": Fraction(1, 2), "fpr": Fraction(1, 3)})
+
+
+def test_enough_distinct_views_at_level_1():
+    # The view is (P(E|H), P(E|¬H)): ordered pairs of distinct fractions in (0, 1) with
+    # denominator <= 6, 11 * 10 = 110 of them (72 with SPEC's <= 5), all valid.
+    fractions = {Fraction(a, b) for b in range(2, 7) for a in range(1, b)}
+    assert len(fractions) == 11
+    ok = [(s, f) for s in fractions for f in fractions
+          if FAMILY.check({"level": 1, "prior": Fraction(1, 2), "sens": s, "fpr": f}) is None]
+    assert len(ok) == 110
 
 
 def test_out_of_range_prior_fails_validation():

@@ -33,7 +33,7 @@ def test_hand_instance():
     assert inst.view.facts == ["M[0][0] = 2", "M[1][0] = 0", "M[1][1] = 3", "v = (2, 0)"]
     assert inst.hints == [Hint("M[0][1]", "M[0][1] = -2", "-2")]
     assert inst.view.question == "What is (M²)[0][1]? Give its exact integer value."
-    assert inst.view.domain == "Every entry of M is an integer between -3 and 3."
+    assert inst.view.domain == "Every entry of M is an integer between -8 and 8."
     alt = FAMILY.witness(HAND)
     assert alt["M"][0][1] != -2 and FAMILY.check(alt) is None
     assert FAMILY.solve(alt) == 5 * alt["M"][0][1]
@@ -70,7 +70,7 @@ def test_broken_eigenvector_fails_global_uniqueness():
 def test_generated_instances_follow_the_spec():
     seen_slots = set()
     for d in (1, 2, 3):
-        n, bound = d + 1, 3 + 2 * (d - 1)
+        n, bound = d + 1, 7 + d
         for s in range(40):
             inst = make_instance(FAMILY, d, 3000 * d + s, id="x", seed_set="test")
             lat = inst.latent_state()
@@ -94,3 +94,16 @@ def test_generated_instances_follow_the_spec():
             assert f"M[{i}][{j}] = {m[i][j]}" not in inst.view.facts
             seen_slots.add((d, i, j))
     assert len(seen_slots) >= 8
+
+
+def test_bound_and_distinct_views_at_level_1():
+    # At n = 2 the view is v ∈ {(1, 0), (0, 1)}, λ on the diagonal, a 0 and the other
+    # diagonal entry s (λ + s != 0): 4B² views for bound B. SPEC's B = 3 gave 36, too few for
+    # the release and its held-out splits; B = 8 gives 256, and the bound grows with d.
+    assert [FAMILY.check({**HAND, "level": 1, "M": [[2, x], [0, 3]]}) is None
+            for x in (-8, 8, 9)] == [True, True, False]
+    views = set()
+    for s in range(1200):
+        inst = make_instance(FAMILY, 1, s, id="x", seed_set="test")
+        views.add((tuple(inst.view.facts), inst.view.question))
+    assert 200 <= len(views) <= 256

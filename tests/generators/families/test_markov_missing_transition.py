@@ -73,7 +73,8 @@ def test_each_hint_alone_suffices():
 
 def test_solver_matches_linear_algebra_and_denominators_stay_small():
     for d in (1, 2, 3):
-        n, limit = min(d + 1, 4), min(d + 1, 4) * (2 + d)
+        n = min(d + 1, 4)
+        limit = max(13, n * (2 + d))  # 13, 13, 20 (SPEC's n·(2+d) widened at d=1, 2)
         for inst in _instances(d, range(30)):
             latent = decode_latent(inst.latent)
             p = _matrix(latent)
@@ -127,3 +128,18 @@ def test_corrupted_states_fail_with_the_right_property():
     bad = dataclasses.replace(inst, hints=[Hint(h.slot, h.constraint, str(wrong)), inst.hints[1]])
     props = {f.property for f in validate_instance(bad, FAMILY)}
     assert "consistency" in props and "hint_sufficiency" in props
+
+
+def test_denominator_limit_and_distinct_views_at_level_1():
+    # At n = 2 the view is the known row (a, 1 - a), r* and s*: 4 views per fraction a in
+    # (0, 1) with denominator <= 13, 4 * 57 = 228 (SPEC's limit 6 gave 4 * 11 = 44, too few
+    # for the release and its held-out splits).
+    ok = {**HAND, "num": [[2, 1], [1, 12]], "den": [3, 13]}
+    assert FAMILY.check(ok) is None
+    bad = {**HAND, "num": [[2, 1], [1, 13]], "den": [3, 14]}
+    assert FAMILY.check(bad) == "P[1][0] has denominator above 13"
+    views = set()
+    for s in range(1500):
+        inst = make_instance(FAMILY, 1, s, id="x", seed_set="test")
+        views.add((tuple(inst.view.facts), inst.view.question))
+    assert 200 <= len(views) <= 228

@@ -53,15 +53,34 @@ def test_hand_checked_instance():
 
 def test_sum_repeat_is_noncanonical_and_second_moment_is_canonical():
     for d in (1, 2, 3):
-        for seed in range(20):
+        totals = set()
+        for seed in range(60):
             inst = make_instance(FAMILY, d, seed, id="m", seed_set="t")
-            total = 6 + 2 * d
+            total = inst.latent_state()["D"]
+            assert 6 + 2 * d <= total <= 12 + 2 * d
+            totals.add(total)
             assert inst.view.facts[0] == inst.responder[0] == f"q0 + q1 + q2 = {total}"
             assert [h.constraint for h in inst.hints] == [inst.responder[1]]
             assert inst.responder[1] == f"q1 + 4q2 = {inst.hints[0].value}"
             assert inst.responder[1] not in inst.view.facts
             q = inst.latent_state()["q"]
             assert sum(q) == total and min(q) >= 0
+        assert len(totals) >= 5  # D really varies over its range
+
+
+def test_enough_distinct_views_per_level():
+    # The view is (D, m1); for each D, m1 in [2, 2D - 2] leaves at least two weight vectors,
+    # 2D - 3 views. With D in [6+2d, 12+2d] that is 133, 161 and 189 views (SPEC's fixed
+    # D = 6+2d gave 13, 17 and 21: too few for the release and its held-out splits).
+    for d, expected in ((1, 133), (2, 161), (3, 189)):
+        views = set()
+        for total in range(6 + 2 * d, 13 + 2 * d):
+            for q2 in range(total + 1):
+                for q1 in range(total + 1 - q2):
+                    latent = {"level": d, "D": total, "q": [total - q1 - q2, q1, q2]}
+                    if FAMILY.check(latent) is None:
+                        views.add(tuple(FAMILY.render(latent).facts))
+        assert len(views) == expected
 
 
 def test_views_the_sum_and_first_moment_already_fix_are_rejected():
@@ -70,7 +89,10 @@ def test_views_the_sum_and_first_moment_already_fix_are_rejected():
 
 
 def test_wrong_denominator_or_sum_is_rejected():
-    assert "6 + 2d" in FAMILY.check({"level": 2, "D": 12, "q": [10, 1, 1]})
+    assert "[10, 16]" in FAMILY.check({"level": 2, "D": 8, "q": [6, 1, 1]})
+    assert "[10, 16]" in FAMILY.check({"level": 2, "D": 17, "q": [15, 1, 1]})
+    assert FAMILY.check({"level": 2, "D": 12, "q": [10, 1, 1]}) is None
+    assert FAMILY.check({"level": 2, "D": 16, "q": [14, 1, 1]}) is None
     assert "sum to" in FAMILY.check({"level": 3, "D": 12, "q": [10, 1, 2]})
 
 

@@ -1,0 +1,74 @@
+"""``mira-math publish`` against ``create_autospec(HfApi)``: no test reaches the real Hub."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+from types import SimpleNamespace
+from unittest import mock
+
+import pytest
+from huggingface_hub import HfApi
+
+from generators import publish as publishing
+from generators.cli import main
+
+RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
+
+
+@pytest.fixture
+def api():
+    fake = mock.create_autospec(HfApi, instance=True)
+    fake.upload_folder.return_value = SimpleNamespace(oid="abc123")
+    return fake
+
+
+def test_plan_lists_every_file_with_size_and_sha256():
+    plan = publishing.plan(RELEASE, "owner/mira-math", tag="v1.0.0")
+    paths = [p for p, _, _ in plan.files]
+    assert "README.md" in paths and "CHECKSUMS.sha256" in paths and "release_info.json" in paths
+    assert sum(p.startswith("data/") for p in paths) == 22
+    for path, size, sha in plan.files:
+        data = (RELEASE / path).read_bytes()
+        assert size == len(data) and sha == hashlib.sha256(data).hexdigest()
+    assert "2310 instances" in plan.commit_message
+
+
+def test_publish_creates_uploads_and_tags(api):
+    plan = publishing.plan(RELEASE, "owner/mira-math", tag="v1.0.0", private=True)
+    assert publishing.publish(RELEASE, plan, api=api) == "abc123"
+    api.create_repo.assert_called_once_with("owner/mira-math", repo_type="dataset", private=True,
+                                            exist_ok=True)
+    kwargs = api.upload_folder.call_args.kwargs
+    assert kwargs["repo_id"] == "owner/mira-math" and kwargs["repo_type"] == "dataset"
+    assert kwargs["folder_path"] == str(RELEASE)
+    assert sorted(kwargs["allow_patterns"]) == sorted(p for p, _, _ in plan.files)
+    api.create_tag.assert_called_once_with("owner/mira-math", tag="v1.0.0", repo_type="dataset",
+                                           revision="abc123")
+
+
+def test_publish_without_tag_makes_no_tag(api):
+    plan = publishing.plan(RELEASE, "owner/mira-math")
+    publishing.publish(RELEASE, plan, api=api)
+    api.create_tag.assert_not_called()
+
+
+def test_refuses_a_folder_that_fails_verify(tmp_path, api):
+    copy = tmp_path / "release"
+    shutil.copytree(RELEASE, copy)
+    target = copy / "data" / "crt_reconstruction" / "test.jsonl"
+    target.write_bytes(target.read_bytes().replace(b'"seed_set":"public-20-50"', b'"seed_set":"public-20-51"', 1))
+    with pytest.raises(publishing.PublishError, match="fails verify"):
+        publishing.plan(copy, "owner/mira-math")
+    assert main(["publish", "--repo-id", "owner/x", "--dir", str(copy), "--dry-run"]) == 1
+
+
+def test_dry_run_prints_the_plan_and_uploads_nothing(capsys, monkeypatch):
+    called = []
+    monkeypatch.setattr(publishing, "publish", lambda *a, **k: called.append(a))
+    assert main(["publish", "--repo-id", "owner/mira-math", "--tag", "v1.0.0", "--dry-run",
+                 "--dir", str(RELEASE)]) == 0
+    out = capsys.readouterr().out
+    assert "owner/mira-math" in out and "data/moment_problem/test.jsonl" in out
+    assert "tag: v1.0.0" in out and "dry run" in out and not called
