@@ -160,6 +160,87 @@ def cmd_publish(args: argparse.Namespace) -> int:
     return 0
 
 
+def _shard(text: str):
+    try:
+        index, count = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected I/N such as 0/4, got {text!r}") from None
+    if not 0 <= index < count:
+        raise argparse.ArgumentTypeError("shard index must be in 0..N-1")
+    return index, count
+
+
+def make_responder(spec: str, solver=None, options=None):
+    """``rules``, ``llm:same`` (the solver's own engine) or ``llm:<backend spec>``."""
+    from eval.backends.base import GenParams
+
+    if spec == "rules":
+        from eval.responders.rules import RulesResponder
+
+        return RulesResponder()
+    kind, _, rest = spec.partition(":")
+    if kind != "llm" or not rest:
+        raise ValueError(f"unknown responder {spec!r}: use rules, llm:same or llm:KIND:MODEL")
+    from eval.responders.llm import LLMResponder
+    from eval.solvers import make_backend
+
+    if rest == "same":
+        backend = getattr(solver, "backend", None)
+        if backend is None:
+            raise ValueError("llm:same needs a model solver")
+    else:
+        backend = make_backend(rest, **(options or {}))
+    return LLMResponder(backend, GenParams(temperature=0.0, max_tokens=256))
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from eval.backends.base import GenParams
+    from eval.runner import RunConfig, RunError, data_files, load_data, run
+    from eval.solvers import make_solver
+    from generators.schema import DataError
+
+    options = {"tensor_parallel_size": args.tensor_parallel_size, "max_model_len": args.max_model_len,
+               "concurrency": args.concurrency, "timeout": args.timeout, "max_retries": args.max_retries}
+    options = {k: v for k, v in options.items() if v is not None}
+    try:
+        files = data_files(args.config, args.data, args.release)
+        selection = load_data(files, args.families, args.ids, args.limit, args.shard)
+    except (RunError, DataError) as err:
+        print(f"mira-math eval: {err}", file=sys.stderr)
+        return 1
+    if not selection.instances:
+        print("mira-math eval: the selection is empty", file=sys.stderr)
+        return 1
+    params = GenParams(temperature=args.temperature, max_tokens=args.max_tokens)
+    try:
+        solver = make_solver(args.solver, params, **options)
+        responder = make_responder(args.responder, solver, options)
+    except (ValueError, ImportError) as err:
+        print(f"mira-math eval: {err}", file=sys.stderr)
+        return 2
+    config = RunConfig(
+        solver=args.solver, responder=args.responder, regime=args.regime,
+        condition=args.condition.replace("-", "_"), protocol=args.protocol,
+        solver_params=params.as_dict() if args.solver not in ("reference", "noask") else {},
+        responder_params={} if args.responder == "rules" else {"temperature": 0.0, "max_tokens": 256},
+        selection={"families": args.families, "ids": args.ids, "limit": args.limit,
+                   "shard": list(args.shard) if args.shard else None})
+    try:
+        result = run(args.out, selection, config, solver, responder, argv=sys.argv,
+                     resume=args.resume, retry_errors=args.retry_errors, window=args.window,
+                     concurrency=args.concurrency or 16)
+    except (RunError, ValueError) as err:
+        print(f"mira-math eval: {err}", file=sys.stderr)
+        return 1
+    if result.repaired:
+        print(f"note: {result.repaired}", file=sys.stderr)
+    done = result.ran - result.errors
+    print(f"{args.out}: {result.ran} run ({result.skipped} already finished), {result.correct}/{done} "
+          f"correct, {result.errors} errors, {result.calls.get('solver_calls', 0)} solver calls, "
+          f"{result.wall_s:.2f} s")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mira-math", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -197,6 +278,36 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="list files and the commit; upload nothing")
     p.add_argument("--dir", type=Path, default=DEFAULT_RELEASE, help="release folder (default: mira-math)")
     p.set_defaults(func=cmd_publish)
+
+    e = sub.add_parser("eval", help="run a solver against a responder on a split")
+    e.add_argument("--solver", required=True, metavar="SPEC",
+                   help="reference | noask | vllm:MODEL | openai:MODEL[@URL] | transformers:PATH")
+    e.add_argument("--responder", default="rules", metavar="SPEC", help="rules | llm:same | llm:KIND:MODEL")
+    e.add_argument("--regime", choices=["zs", "4s"], default="zs", help="zero-shot or four-shot prompt")
+    e.add_argument("--condition", choices=["standard", "oracle-hint"], default="standard",
+                   help="oracle-hint: the canonical fact is given up front, no responder")
+    e.add_argument("--protocol", choices=["paper", "ask-first"], default="paper",
+                   help="ask-first: the reference implementation's loop (ask, then answer after the first offer)")
+    src = e.add_mutually_exclusive_group()
+    src.add_argument("--config", metavar="NAME", help="a dataset config (all, type_a, type_b, a family)")
+    src.add_argument("--data", type=Path, metavar="FILE|DIR", help="a JSONL file or a release folder")
+    e.add_argument("--release", type=Path, default=DEFAULT_RELEASE, help="release folder for --config")
+    e.add_argument("--limit", type=int, help="first N instances after filtering")
+    e.add_argument("--families", nargs="+", metavar="NAME")
+    e.add_argument("--ids", nargs="+", metavar="ID")
+    e.add_argument("--shard", type=_shard, metavar="I/N", help="every N-th instance starting at I")
+    e.add_argument("--out", type=Path, required=True, metavar="RUN_DIR")
+    e.add_argument("--resume", action="store_true", help="skip finished instances (same config only)")
+    e.add_argument("--retry-errors", action="store_true", help="rerun only instances that errored")
+    e.add_argument("--temperature", type=float, default=0.0)
+    e.add_argument("--max-tokens", type=int, default=1024)
+    e.add_argument("--window", type=int, default=4096, help="live episodes at once (batched backends)")
+    e.add_argument("--concurrency", type=int, help="requests in flight (API backends; default 16)")
+    e.add_argument("--timeout", type=float, help="seconds per API request")
+    e.add_argument("--max-retries", type=int, help="API retries per request")
+    e.add_argument("--tensor-parallel-size", type=int, help="vLLM: GPUs per model")
+    e.add_argument("--max-model-len", type=int, help="vLLM: context length")
+    e.set_defaults(func=cmd_eval)
     return parser
 
 

@@ -1,0 +1,1 @@
+"""Model backends: vLLM offline, OpenAI-compatible APIs, transformers; all imported lazily."""

@@ -1,0 +1,2 @@
+"""Responders: the constrained information holder. ``rules`` (deterministic, offline
+default) and ``llm`` (any chat backend with structured outputs) share one interface."""

@@ -1,0 +1,64 @@
+"""The responder interface and the one rule every responder obeys: the solver is only ever
+shown the fixed decline text or one of the responder's private constraint lines, verbatim."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Protocol, Sequence, runtime_checkable
+
+from eval.protocol import DECLINE_TEXT
+
+
+@dataclass(frozen=True)
+class ResponderTurn:
+    """All a responder may see: its private lines, the current request, and the family name
+    (the rules responder's notation table is per family). Never the history, question or answer."""
+
+    constraints: List[str]
+    request: str
+    family: str
+    seed: int
+
+
+@dataclass
+class ResponderResult:
+    decision: str                          # "offer" or "decline"
+    quoted_constraint: Optional[str]       # the private line offered, verbatim; None for a decline
+    raw: Optional[str] = None              # raw model output (llm responder)
+    parsed: Optional[Dict[str, Any]] = None
+    hint: Optional[str] = None             # the model's hint field: logged, never shown
+    errors: List[str] = field(default_factory=list)
+    meta: Dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def shown(self) -> str:
+        """Exactly what the solver is shown."""
+        return self.quoted_constraint if self.decision == "offer" and self.quoted_constraint else DECLINE_TEXT
+
+
+def decline(errors: Sequence[str] = (), **extra: Any) -> ResponderResult:
+    return ResponderResult("decline", None, errors=list(errors), **extra)
+
+
+def _squash(text: str) -> str:
+    return "".join(text.split())
+
+
+def match_constraint(constraints: Sequence[str], quoted: object) -> Optional[str]:
+    """The private line ``quoted`` reproduces up to whitespace, else None."""
+    if not isinstance(quoted, str) or not quoted.strip():
+        return None
+    key = _squash(quoted)
+    for line in constraints:
+        if _squash(line) == key:
+            return line
+    return None
+
+
+@runtime_checkable
+class Responder(Protocol):
+    name: str
+
+    def respond(self, turns: Sequence[ResponderTurn]) -> List[ResponderResult]: ...
+
+    def describe(self) -> Dict[str, Any]: ...

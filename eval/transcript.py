@@ -1,0 +1,68 @@
+"""The transcript of one episode: every message, every responder decision, the verdict.
+
+One JSON line per finished instance in ``RUN_DIR/transcripts.jsonl``. Scoring reads these
+lines alone (with the dataset), so everything a metric needs is recorded here.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Dict, List, Optional
+
+TRANSCRIPT_VERSION = "1"
+
+
+@dataclass
+class SolverTurn:
+    raw: str                           # the model's text, verbatim
+    action: str                        # "request", "answer" or "format_error"
+    content: str                       # the request or answer text ("" for a format error)
+    final_turn: bool                   # this was the answer-only turn
+    finish_reason: Optional[str] = None
+    meta: Dict[str, Any] = field(default_factory=dict)
+    role: str = "solver"
+
+
+@dataclass
+class ResponderTurn:
+    request: str
+    decision: str                      # "offer" or "decline"
+    quoted_constraint: Optional[str]   # the private line offered (verbatim), else None
+    canonical: bool                    # the offered line is a canonical hint
+    shown: str                         # exactly what the solver was shown
+    raw: Optional[str] = None
+    parsed: Optional[Dict[str, Any]] = None
+    hint: Optional[str] = None
+    errors: List[str] = field(default_factory=list)
+    meta: Dict[str, Any] = field(default_factory=dict)
+    role: str = "responder"
+
+
+@dataclass
+class Transcript:
+    id: str
+    family: str
+    type: str
+    difficulty: int
+    budget: int
+    solver: str
+    responder: str
+    regime: str
+    condition: str                     # "standard" or "oracle_hint"
+    turns: List[Any] = field(default_factory=list)   # SolverTurn / ResponderTurn, in order
+    final_answer: Optional[str] = None
+    ended_by: Optional[str] = None
+    verdict: Optional[Dict[str, Any]] = None          # correct, expected, parsed, reason
+    tokens_est: float = 0.0            # words x 1.3 over solver and responder messages
+    wall_s: float = 0.0
+    error: Optional[Dict[str, str]] = None            # backend failure after retries
+    version: str = TRANSCRIPT_VERSION
+
+    def to_json_line(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def estimate_tokens(texts: List[str]) -> float:
+    """The paper's estimate: words x 1.3."""
+    return round(1.3 * sum(len(t.split()) for t in texts), 1)

@@ -1,0 +1,101 @@
+"""The pure protocol: action parsing and the dialogue state machine on every path."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from eval.protocol import Action, after_solver, needs_responder, parse_action, start
+
+
+@pytest.mark.parametrize("text, kind, content", [
+    ("REQUEST: What is P(H)?", "request", "What is P(H)?"),
+    ("ANSWER: 10/37", "answer", "10/37"),
+    ("answer: 3", "answer", "3"),
+    ("Let me think.\nP(H) is missing.\nREQUEST: the prior P(H)", "request", "the prior P(H)"),
+    ("REQUEST: the prior\nANSWER: 2/3", "answer", "2/3"),          # the last action counts
+    ("ANSWER: 2/3\nOn second thought,\nREQUEST: R3?", "request", "R3?"),
+    ("**ANSWER:** 7", "answer", "7"),
+    ("**ANSWER**: 7", "answer", "7"),
+    ("- REQUEST: value of a(1)", "request", "value of a(1)"),
+    ("ANSWER:\n\n(1, 2, 3)", "answer", "(1, 2, 3)"),                 # value on the next line
+    ("The answer is 7.", "format_error", ""),
+    ("ANSWER:", "format_error", ""),
+    ("", "format_error", ""),
+    ("MY ANSWER IS: 5", "format_error", ""),
+])
+def test_parse_action(text, kind, content):
+    assert parse_action(text) == Action(kind, content)
+
+
+@given(st.text(max_size=500))
+def test_parse_action_never_raises(text):
+    assert parse_action(text).kind in ("request", "answer", "format_error")
+
+
+def test_non_text_is_a_format_error():
+    assert parse_action(None).kind == "format_error"
+
+
+def test_answer_ends_the_episode_at_once():
+    s = after_solver(start(3), Action("answer", "5"))
+    assert s.done and s.answer == "5" and s.ended_by == "answer" and s.requests_used == 0
+
+
+def test_requests_spend_the_budget_then_one_final_turn():
+    s = start(2)
+    s = after_solver(s, Action("request", "a"))
+    assert not s.done and not s.final_turn and s.requests_left == 1
+    s = after_solver(s, Action("request", "b"))
+    assert not s.done and s.final_turn and s.requests_left == 0
+    end = after_solver(s, Action("answer", "1"))
+    assert end.done and end.answer == "1"
+
+
+def test_a_request_in_the_final_turn_ends_without_answer():
+    s = after_solver(start(1), Action("request", "a"))
+    end = after_solver(s, Action("request", "again"))
+    assert end.done and end.answer is None and end.ended_by == "no_answer_in_final_turn"
+    assert not needs_responder(Action("request", "again"), s)
+
+
+def test_format_error_costs_a_request_and_needs_no_responder():
+    s0 = start(3)
+    s = after_solver(s0, Action("format_error", ""))
+    assert s.requests_used == 1 and not s.done
+    assert not needs_responder(Action("format_error", ""), s0)
+    assert needs_responder(Action("request", "x"), s0)
+
+
+def test_format_errors_alone_still_end_the_episode():
+    s = start(3)
+    turns = 0
+    while not s.done:
+        s = after_solver(s, Action("format_error", ""))
+        turns += 1
+    assert turns == 4 and s.answer is None          # budget + the final turn
+
+
+def test_zero_budget_starts_in_the_final_turn():
+    s = start(0)
+    assert s.final_turn
+    assert after_solver(s, Action("request", "x")).done
+
+
+def test_no_action_after_the_end():
+    with pytest.raises(ValueError):
+        after_solver(after_solver(start(1), Action("answer", "1")), Action("answer", "2"))
+
+
+@given(st.lists(st.sampled_from(["request", "answer", "format_error"]), min_size=1, max_size=20),
+       st.integers(0, 9))
+def test_every_episode_ends_within_budget_plus_one_turns(kinds, budget):
+    s = start(budget)
+    for n, kind in enumerate(kinds, start=1):
+        s = after_solver(s, Action(kind, "" if kind == "format_error" else "x"))
+        if s.done:
+            assert n <= budget + 1
+            break
+    else:
+        assert len(kinds) <= budget
