@@ -10,7 +10,7 @@ import pytest
 from eval.backends.base import Completion
 from eval.episode import Episode
 from eval.responders.base import ResponderResult, decline
-from eval.runner import RunConfig, RunError, TRANSCRIPTS, data_files, load_data, run, run_async, run_batched
+from eval.runner import RunConfig, RunError, TRANSCRIPTS, data_files, load_data, run
 from eval.solvers import NoAskSolver, ReferenceSolver
 
 RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
@@ -217,7 +217,7 @@ def test_ask_first_protocol_ends_after_the_first_offer():
     inst = _selection(1).instances[0]
     ep = Episode(inst, solver="x", responder="y", regime="zs", ask_first=True)
     assert ep.on_solver(Completion(text="ANSWER: 1")) is None       # too early: a format error
-    call = ep.on_solver(Completion(text=f"REQUEST: {inst.hints[0].slot}"))
+    assert ep.on_solver(Completion(text=f"REQUEST: {inst.hints[0].slot}")) is not None
     ep.on_responder(ResponderResult("offer", inst.hints[0].constraint))
     assert ep.state.final_turn
 
