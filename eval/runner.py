@@ -129,8 +129,19 @@ class RunConfig:
         return dict(self.__dict__)
 
     def hash(self) -> str:
-        text = json.dumps(self.as_dict(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        """Guards ``--resume``: everything that shapes the transcripts."""
+        return _digest(self.as_dict())
+
+    def run_hash(self) -> str:
+        """The same without the shard: equal for every shard of one run (scoring merges them)."""
+        config = self.as_dict()
+        config["selection"] = {k: v for k, v in config["selection"].items() if k != "shard"}
+        return _digest(config)
+
+
+def _digest(obj: Any) -> str:
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _versions() -> Dict[str, Optional[str]]:
@@ -170,6 +181,7 @@ def manifest(config: RunConfig, selection: Selection, models: Dict[str, Any],
              argv: Sequence[str]) -> Dict[str, Any]:
     return {
         "config_hash": config.hash(),
+        "run_hash": config.run_hash(),
         "config": config.as_dict(),
         "dataset": {"files": selection.files, "checksum": selection.checksum,
                     "instances": len(selection.instances)},
