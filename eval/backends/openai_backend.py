@@ -10,7 +10,8 @@ and connection errors). After they are exhausted the item's :class:`Completion` 
 Event loops: ``complete()`` (the batch call, from synchronous code) runs its own event loop
 with a fresh client that it closes before returning, so no client outlives its loop.
 ``acomplete()`` (the sliding-window scheduler's call) keeps one client per running event
-loop; ``aclose()`` closes it.
+loop, closed by ``aclose()`` or, failing that, when the loop shuts down its async generators
+(``asyncio.run`` does).
 
 ``openai`` is imported lazily (``pip install 'mira-math[openai]'``): this module imports
 without it.
@@ -24,17 +25,18 @@ import contextvars
 import inspect
 import os
 import time
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
 
 from eval.backends.base import ChatRequest, Completion, GenParams
 
 JSON_SCHEMA_NAME = "responder_reply"
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 
-# One counter per call, set in the task making the call; the HTTP client's request hook
-# bumps it once per attempt (the SDK's retries included).
-_ATTEMPTS: contextvars.ContextVar[Optional[List[int]]] = contextvars.ContextVar(
-    "mira_openai_attempts", default=None)
+# One record per call, set in the task making the call: the HTTP client's request hook counts
+# attempts (the SDK's retries included), its response hook keeps the last x-request-id (for
+# SDKs without ``_request_id`` and for failed calls).
+_CALL: contextvars.ContextVar[Optional[Dict[str, Any]]] = contextvars.ContextVar(
+    "mira_openai_call", default=None)
 
 
 def _import_openai() -> Any:
@@ -46,10 +48,23 @@ def _import_openai() -> Any:
     return openai
 
 
-async def _count_attempt(request: Any) -> None:
-    counter = _ATTEMPTS.get()
-    if counter is not None:
-        counter[0] += 1
+async def _on_request(request: Any) -> None:
+    record = _CALL.get()
+    if record is not None:
+        record["attempts"] += 1
+
+
+async def _on_response(response: Any) -> None:
+    record = _CALL.get()
+    if record is not None:
+        record["request_id"] = response.headers.get("x-request-id")
+
+
+async def _close_at_loop_shutdown(client: Any) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        await client.close()
 
 
 def _usage_dict(usage: Any) -> Optional[Dict[str, Any]]:
@@ -98,7 +113,8 @@ class OpenAIBackend:
         self.max_tokens_param = max_tokens_param
         self.sampling_params = sampling_params
         self._create_params = self._sdk_create_params()
-        self._loop_state: Optional[Tuple[asyncio.AbstractEventLoop, Any, asyncio.Semaphore]] = None
+        # acomplete's client: (loop, client, semaphore, closer), rebuilt when the loop changes
+        self._loop_state: Optional[Tuple[asyncio.AbstractEventLoop, Any, asyncio.Semaphore, Any]] = None
 
     # -- client ---------------------------------------------------------------------------
 
@@ -110,27 +126,32 @@ class OpenAIBackend:
             return frozenset()
 
     def _new_client(self) -> Any:
-        """A client bound to the running event loop; the request hook counts attempts."""
-        http_client = self._openai.DefaultAsyncHttpxClient(event_hooks={"request": [_count_attempt]})
+        """A client for the running event loop (the SDK's default HTTP client settings, plus
+        the hooks that count attempts and keep the last request id)."""
+        http_client = self._openai.DefaultAsyncHttpxClient(
+            event_hooks={"request": [_on_request], "response": [_on_response]})
         return self._openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
                                         timeout=self.timeout, max_retries=self.max_retries,
                                         http_client=http_client)
 
-    def _loop_client(self) -> Tuple[Any, asyncio.Semaphore]:
+    async def _loop_client(self) -> Tuple[Any, asyncio.Semaphore]:
         loop = asyncio.get_running_loop()
         state = self._loop_state
         if state is None or state[0] is not loop:
-            # A client left over from another (finished) loop cannot be closed from here;
-            # it is dropped. Call aclose() in a loop before leaving it to close it cleanly.
-            state = (loop, self._new_client(), asyncio.Semaphore(self.concurrency))
+            client = self._new_client()
+            # The client is closed inside its loop when the loop shuts its async generators
+            # down (asyncio.run does), or earlier by aclose().
+            closer = _close_at_loop_shutdown(client)
+            state = (loop, client, asyncio.Semaphore(self.concurrency), closer)
             self._loop_state = state
+            await closer.__anext__()
         return state[1], state[2]
 
     async def aclose(self) -> None:
         """Close the client ``acomplete`` uses in the running loop (if any)."""
         state, self._loop_state = self._loop_state, None
         if state is not None and state[0] is asyncio.get_running_loop():
-            await state[1].close()
+            await state[3].aclose()
 
     # -- requests -------------------------------------------------------------------------
 
@@ -153,33 +174,33 @@ class OpenAIBackend:
 
     async def _call(self, client: Any, request: ChatRequest, params: GenParams) -> Completion:
         """One chat completion; never raises (except for cancellation)."""
-        counter = [0]
-        token = _ATTEMPTS.set(counter)
+        record: Dict[str, Any] = {"attempts": 0, "request_id": None}
+        token = _CALL.set(record)
         t0 = time.perf_counter()
         try:
             response = await client.chat.completions.create(**self._kwargs(request, params))
         except Exception as exc:
             meta: Dict[str, Any] = {"model": self.model,
                                     "latency_s": round(time.perf_counter() - t0, 4),
-                                    "attempts": counter[0]}
+                                    "attempts": record["attempts"]}
             status = getattr(exc, "status_code", None)
             if status is not None:
                 meta["status_code"] = status
-            request_id = getattr(exc, "request_id", None)
+            request_id = getattr(exc, "request_id", None) or record["request_id"]
             if request_id:
                 meta["request_id"] = request_id
             return Completion(error=f"{type(exc).__name__}: {exc}", meta=meta)
         finally:
-            _ATTEMPTS.reset(token)
+            _CALL.reset(token)
         latency = round(time.perf_counter() - t0, 4)
         meta = {
-            "request_id": getattr(response, "_request_id", None),
+            "request_id": getattr(response, "_request_id", None) or record["request_id"],
             "id": getattr(response, "id", None),
             "system_fingerprint": getattr(response, "system_fingerprint", None),
             "model": getattr(response, "model", None),
             "usage": _usage_dict(getattr(response, "usage", None)),
             "latency_s": latency,
-            "attempts": counter[0],
+            "attempts": record["attempts"],
         }
         choices = getattr(response, "choices", None) or []
         if not choices:
@@ -192,7 +213,7 @@ class OpenAIBackend:
                           refusal=refusal, meta=meta)
 
     async def acomplete(self, request: ChatRequest, params: GenParams) -> Completion:
-        client, semaphore = self._loop_client()
+        client, semaphore = await self._loop_client()
         async with semaphore:
             return await self._call(client, request, params)
 
