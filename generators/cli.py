@@ -241,6 +241,47 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_score(args: argparse.Namespace) -> int:
+    from eval.scoring import ScoringError, render_table, score, write_scores
+
+    try:
+        scores = score(args.run_dirs)
+    except ScoringError as err:
+        print(f"mira-math score: {err}", file=sys.stderr)
+        return 1
+    written = write_scores(scores)
+    print(render_table(scores), end="")
+    print("wrote " + ", ".join(str(p) for p in written))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from eval.report import report
+    from eval.scoring import ScoringError
+
+    try:
+        written = report(args.run_dirs, args.out)
+    except ScoringError as err:
+        print(f"mira-math report: {err}", file=sys.stderr)
+        return 1
+    print(f"wrote {written[0]} and {len(written) - 1} figures in {args.out}")
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from eval.audit import AUDIT_JSON, audit, render_audit
+    from eval.scoring import ScoringError
+
+    try:
+        result = audit(args.run_dir)
+    except ScoringError as err:
+        print(f"mira-math audit: {err}", file=sys.stderr)
+        return 1
+    print(render_audit(result), end="")
+    print(f"wrote {args.run_dir / AUDIT_JSON}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mira-math", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -308,6 +349,19 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--tensor-parallel-size", type=int, help="vLLM: GPUs per model")
     e.add_argument("--max-model-len", type=int, help="vLLM: context length")
     e.set_defaults(func=cmd_eval)
+
+    sc = sub.add_parser("score", help="every metric of a run's transcripts (shards merged) into scores.json/.csv")
+    sc.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR")
+    sc.set_defaults(func=cmd_score)
+
+    rp = sub.add_parser("report", help="a Markdown report with figures of one or more runs")
+    rp.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR")
+    rp.add_argument("--out", type=Path, required=True, metavar="DIR")
+    rp.set_defaults(func=cmd_report)
+
+    au = sub.add_parser("audit", help="compare a run's responder decisions with the rules responder")
+    au.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    au.set_defaults(func=cmd_audit)
     return parser
 
 

@@ -1,0 +1,102 @@
+"""The Markdown report: a figure file for each plot, named in the report; the same inputs give
+the same bytes; several models and both regimes side by side."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("matplotlib")
+
+from eval.protocol import DECLINE_TEXT  # noqa: E402
+from eval.report import FIGURES, REPORT, report  # noqa: E402
+from eval.runner import load_data  # noqa: E402
+from eval.transcript import ResponderTurn, SolverTurn, Transcript  # noqa: E402
+from generators.cli import main  # noqa: E402
+from generators.schema import read_jsonl  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+FILES = ["mira-math/data/bayes_missing_prior/test.jsonl", "mira-math/data/discrete_tomography/test.jsonl"]
+INSTANCES = [i for f in FILES for i in list(read_jsonl(ROOT / f))[::25]]   # both types, d1-d3
+CHECKSUM = load_data([ROOT / f for f in FILES]).checksum
+EXPECTED_FIGURES = ["fig_accuracy.png", "fig_accuracy_by_type.png", "fig_accuracy_by_difficulty.png",
+                    "fig_trace_decomposition.png", "fig_family_heatmap.png"]
+
+
+def episode(inst, kind):
+    """kind 0: ask, get the canonical line, answer right; 1: ask, declined, answer wrong;
+    2: no request, answer wrong."""
+    line = inst.hints[0].constraint
+    turns = [SolverTurn("ANSWER: 0", "answer", "0", False)]
+    if kind < 2:
+        turns = [SolverTurn("REQUEST: x", "request", "x", False),
+                 ResponderTurn("x", "offer", line, True, line) if kind == 0
+                 else ResponderTurn("x", "decline", None, False, DECLINE_TEXT)] + turns
+    return turns
+
+
+def write_run(run_dir, solver, regime, pattern):
+    run_dir.mkdir(parents=True)
+    rows = []
+    for n, inst in enumerate(INSTANCES):
+        kind = pattern[n % len(pattern)]
+        rows.append(Transcript(
+            id=inst.id, family=inst.family, type=inst.type, difficulty=inst.difficulty, budget=inst.budget,
+            solver=solver, responder="rules", regime=regime, condition="standard", turns=episode(inst, kind),
+            final_answer="0", ended_by="answer",
+            verdict={"correct": kind == 0, "expected": inst.answer.value, "parsed": "0", "reason": ""},
+            tokens_est=1.3 * (n + 1)).to_json_line())
+    manifest = {"config_hash": f"{solver}-{regime}", "run_hash": f"{solver}-{regime}",
+                "config": {"solver": solver, "responder": "rules", "regime": regime, "condition": "standard",
+                           "protocol": "paper"},
+                "dataset": {"files": FILES, "checksum": CHECKSUM, "instances": len(rows)}}
+    (run_dir / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (run_dir / "transcripts.jsonl").write_text("".join(rows), encoding="utf-8")
+    return run_dir
+
+
+@pytest.fixture
+def runs(tmp_path):
+    return [write_run(tmp_path / "x-zs", "model-x", "zs", [0, 1, 2]),
+            write_run(tmp_path / "x-4s", "model-x", "4s", [0, 0, 1]),
+            write_run(tmp_path / "y-zs", "model-y", "zs", [2, 1])]
+
+
+def digests(folder: Path):
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+
+
+def test_every_figure_is_written_and_named(runs, tmp_path):
+    written = report(runs, tmp_path / "out")
+    assert [p.name for p in written] == [REPORT] + EXPECTED_FIGURES == [REPORT] + [f.file for f in FIGURES]
+    text = (tmp_path / "out" / REPORT).read_text(encoding="utf-8")
+    for name in EXPECTED_FIGURES:
+        data = (tmp_path / "out" / name).read_bytes()
+        assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 2000
+        assert b"matplotlib" not in data.lower()                  # no version / software stamp
+        assert f"]({name})" in text and f"`{name}`" in text
+    # models side by side, chance beside accuracy, deltas, definitions
+    for label in ("model-x | rules | zs", "model-x | rules | 4s", "model-y | rules | zs"):
+        assert label in text
+    assert "(chance 50.0, n=" in text                                # discrete_tomography: 2 candidates
+    assert "**model-x | rules | 4s** minus **model-x | rules | zs**" in text
+    assert "## Definitions" in text and "`trace_canonical_wrong`" in text
+
+
+def test_same_inputs_give_the_same_files(runs, tmp_path):
+    report(runs, tmp_path / "a")
+    assert main(["report", *map(str, runs), "--out", str(tmp_path / "b")]) == 0
+    assert digests(tmp_path / "a") == digests(tmp_path / "b")
+    assert len(digests(tmp_path / "a")) == 6
+    report(runs[:1], tmp_path / "c")                                 # other inputs, other figures
+    assert digests(tmp_path / "c")["fig_accuracy.png"] != digests(tmp_path / "a")["fig_accuracy.png"]
+    assert "No run is given in both regimes." in (tmp_path / "c" / REPORT).read_text(encoding="utf-8")
+
+
+def test_report_writes_nothing_into_the_run_dirs(runs, tmp_path):
+    before = [digests(r) for r in runs]
+    report(runs, tmp_path / "out")
+    assert [digests(r) for r in runs] == before
