@@ -16,12 +16,20 @@ demo: venv
 	$(BIN)/mira-math generate --out build/release
 	$(BIN)/mira-math validate build/release
 	$(BIN)/mira-math verify mira-math
+	rm -rf build/runs build/report
+	$(BIN)/mira-math eval --solver reference --responder rules --out build/runs/reference
+	$(BIN)/mira-math eval --solver noask --responder rules --out build/runs/noask
+	$(BIN)/mira-math score build/runs/reference build/runs/noask
+	$(BIN)/mira-math audit build/runs/reference
+	$(BIN)/mira-math report build/runs/reference build/runs/noask --out build/report
+	@echo "report: build/report/report.md"
 
 test: venv
 	$(BIN)/python -m pytest
 
 bench: venv
 	$(BIN)/python benchmarks/bench_generation.py
+	$(BIN)/python benchmarks/bench_runner.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

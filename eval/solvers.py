@@ -65,9 +65,10 @@ class ReferenceSolver:
 
     def _reply(self, call: SolverCall) -> str:
         inst = call.instance
-        seen = "\n".join(m["content"] for m in call.conversation if m["role"] == "user")
+        seen = {_strip_prefix(line) for m in call.conversation if m["role"] == "user"
+                for line in m["content"].splitlines()}
         for hint in inst.hints:
-            if hint.constraint in seen:
+            if hint.constraint in seen:  # a whole line: the holder's reply, or an oracle fact
                 family = registry.get(inst.family)
                 latent = family.complete(family.known(inst.latent_state()), hint)
                 value = canonical(inst.answer.type, family.solve(latent))
@@ -78,6 +79,13 @@ class ReferenceSolver:
 
     def describe(self) -> Dict[str, Any]:
         return {"spec": self.name}
+
+
+def _strip_prefix(line: str) -> str:
+    for prefix in ("Information holder: ", "- "):
+        if line.startswith(prefix):
+            return line[len(prefix):]
+    return line
 
 
 class NoAskSolver:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 
 from eval.audit import AUDIT_JSON, audit, audit_records, outcome, render_audit
 from eval.protocol import DECLINE_TEXT
