@@ -200,7 +200,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from generators.schema import DataError
 
     options = {"tensor_parallel_size": args.tensor_parallel_size, "max_model_len": args.max_model_len,
-               "concurrency": args.concurrency, "timeout": args.timeout, "max_retries": args.max_retries}
+               "concurrency": args.concurrency, "timeout": args.timeout, "max_retries": args.max_retries,
+               "max_tokens_param": args.api_max_tokens_param,
+               "sampling_params": False if args.no_sampling_params else None}
     options = {k: v for k, v in options.items() if v is not None}
     try:
         files = data_files(args.config, args.data, args.release)
@@ -346,6 +348,10 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--concurrency", type=int, help="requests in flight (API backends; default 16)")
     e.add_argument("--timeout", type=float, help="seconds per API request")
     e.add_argument("--max-retries", type=int, help="API retries per request")
+    e.add_argument("--api-max-tokens-param", choices=["max_completion_tokens", "max_tokens"],
+                   help="API: the token-limit parameter (older servers take max_tokens)")
+    e.add_argument("--no-sampling-params", action="store_true",
+                   help="API: send no temperature/top_p (reasoning models reject them)")
     e.add_argument("--tensor-parallel-size", type=int, help="vLLM: GPUs per model")
     e.add_argument("--max-model-len", type=int, help="vLLM: context length")
     e.set_defaults(func=cmd_eval)
