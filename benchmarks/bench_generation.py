@@ -52,8 +52,33 @@ def main() -> None:
     t0 = time.perf_counter()
     files = render_release(PUBLIC, per_type, names)
     elapsed = time.perf_counter() - t0
+    ours = count / elapsed
     print(f"release {args.types} ({count} instances, generate + validate + checksum): "
-          f"{elapsed:.2f} s = {count / elapsed:.0f} instances/s, {len(files)} files")
+          f"{elapsed:.2f} s = {ours:.0f} instances/s, {len(files)} files")
+    _anchor(ours)
+
+
+# Comparable exact-math tasks of reasoning-gym, generated without any validation.
+_ANCHOR_TASKS = ("basic_arithmetic", "fraction_simplification", "gcd", "polynomial_multiplication",
+                 "prime_factorization")
+
+
+def _anchor(ours: float, size: int = 2000) -> None:
+    """Ratio against reasoning-gym's generation, measured in the same run, when installed."""
+    try:
+        import reasoning_gym
+    except ImportError:
+        print("anchor: reasoning-gym not installed (pip install reasoning-gym to print the ratio)")
+        return
+    total, elapsed = 0, 0.0
+    for name in _ANCHOR_TASKS:
+        t0 = time.perf_counter()
+        items = list(reasoning_gym.create_dataset(name, size=size, seed=42))
+        elapsed += time.perf_counter() - t0
+        total += len(items)
+    theirs = total / elapsed
+    print(f"anchor: reasoning-gym {reasoning_gym.__version__}, {', '.join(_ANCHOR_TASKS)}: "
+          f"{theirs:.0f} items/s generated, unvalidated; ours/theirs = {ours / theirs:.2f}")
 
 
 if __name__ == "__main__":
