@@ -5,23 +5,16 @@ from dataclasses import replace
 
 import pytest
 
-from generators.build import make_instance
+from generators.build import assemble_instance, make_instance
 from generators.families.matrix_completion import FAMILY
-from generators.schema import Hint, View, encode_latent
+from generators.schema import Hint, encode_latent
 from generators.validate import failed_properties
 from verifiers import verify
-from verifiers.exact import canonical
 
 
 def _instance(latent: dict, d: int):
     """An instance record of ``latent``, every stored field rendered from it."""
-    base = make_instance(FAMILY, d, 1, id="mat-000300", seed_set="t")
-    r = FAMILY.render(latent)
-    return replace(base, view=View(r.context, r.facts, r.question, r.domain),
-                   responder=r.responder, hints=r.hints,
-                   answer=replace(base.answer, value=canonical("int", FAMILY.solve(latent))),
-                   candidate_answers=len(FAMILY.candidates(FAMILY.known(latent))),
-                   latent=encode_latent(latent))
+    return assemble_instance(FAMILY, d, FAMILY.level(d), 1, latent, id="t-000000", seed_set="t")
 
 
 

@@ -5,12 +5,11 @@ from dataclasses import replace
 
 import pytest
 
-from generators.build import make_instance
+from generators.build import assemble_instance, make_instance
 from generators.families.phase_retrieval import FAMILY, _pool, _power
-from generators.schema import Hint, View, encode_latent
+from generators.schema import Hint, encode_latent
 from generators.validate import failed_properties
 from verifiers import verify
-from verifiers.exact import canonical
 
 _I_POWERS = [(1, 0), (0, -1), (-1, 0), (0, 1)]  # (-i)^m = e^(-2πi·m/4) as (re, im)
 
@@ -27,13 +26,7 @@ def _dft_power(x) -> tuple:
 
 def _instance(latent: dict, d: int):
     """An instance record of ``latent``, every stored field rendered from it."""
-    base = make_instance(FAMILY, d, 1, id="pha-000420", seed_set="t")
-    r = FAMILY.render(latent)
-    return replace(base, view=View(r.context, r.facts, r.question, r.domain),
-                   responder=r.responder, hints=r.hints,
-                   answer=replace(base.answer, value=canonical("tuple", FAMILY.solve(latent))),
-                   candidate_answers=len(FAMILY.candidates(FAMILY.known(latent))),
-                   latent=encode_latent(latent))
+    return assemble_instance(FAMILY, d, FAMILY.level(d), 1, latent, id="t-000000", seed_set="t")
 
 
 
