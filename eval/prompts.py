@@ -50,7 +50,7 @@ the budget is spent you get one last turn, in which only ANSWER counts.
 - You may answer at any time, and may keep asking after a reply while requests remain.
 - Give the exact value: integers or reduced fractions such as 10/37, never decimals."""
 
-USER_TEMPLATE = """\
+_PROBLEM = """\
 {context}
 
 What you know:
@@ -61,20 +61,9 @@ What you know:
 Question: {question}
 
 Answer format: {answer_format}
-You have {budget} request(s)."""
-
-ORACLE_TEMPLATE = """\
-{context}
-
-What you know:
-{facts}
-
-{domain}
-
-Question: {question}
-
-Answer format: {answer_format}
-No requests are available: reply with your final answer as "ANSWER: ..." now."""
+"""
+USER_TEMPLATE = _PROBLEM + "You have {budget} request(s)."
+ORACLE_TEMPLATE = _PROBLEM + 'No requests are available: reply with your final answer as "ANSWER: ..." now.'
 
 REPLY_TEMPLATE = "Information holder: {shown}"
 FORMAT_ERROR_TEMPLATE = (

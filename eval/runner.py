@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set
 
+from eval.backends.base import Completion
 from eval.episode import Episode
 from eval.prompts import check_fewshot_disjoint, prompt_hash
 from eval.protocol import PROTOCOL_VERSION
@@ -283,7 +284,11 @@ def run_batched(instances: Iterable[Instance], make_episode: Callable[[Instance]
                 solver: Any, responder: Any, emit: Callable[[Episode], None],
                 window: int = 4096) -> Dict[str, int]:
     """All live episodes advance one turn together: one solver call per turn, one responder
-    call per turn. ``window`` bounds how many episodes are live (memory stays flat)."""
+    call per turn. ``window`` bounds how many episodes are live (memory stays flat).
+
+    A solver call that raises, or returns a wrong number of completions, fails that turn's
+    live episodes: each is recorded as an error (``where: solver``, the exception as the
+    message) and the run goes on with the next window; ``--retry-errors`` reruns them."""
     pending: Iterator[Instance] = iter(instances)
     live: List[Episode] = []
     calls = {"solver_calls": 0, "responder_calls": 0, "solver_requests": 0, "responder_requests": 0}
@@ -297,7 +302,18 @@ def run_batched(instances: Iterable[Instance], make_episode: Callable[[Instance]
                 live.append(make_episode(inst))
         if not live:
             return calls
-        completions = solver.generate([e.solver_call() for e in live])
+        try:
+            completions = list(solver.generate([e.solver_call() for e in live]))
+            if len(completions) != len(live):
+                raise RuntimeError(f"the solver returned {len(completions)} completions for "
+                                   f"{len(live)} requests")
+        except Exception as exc:
+            # The whole batch failed (an engine error, not one item's): every live episode is
+            # recorded as a solver error with the cause and the run goes on; --retry-errors
+            # reruns them. (A raising responder still stops the run; --resume continues it.)
+            completions = [Completion(error=f"{type(exc).__name__}: {exc} "
+                                            f"(the batched solver call for {len(live)} episodes failed)")
+                           for _ in live]
         calls["solver_calls"] += 1
         calls["solver_requests"] += len(live)
         asks = []
@@ -336,7 +352,10 @@ def run_async(instances: Iterable[Instance], make_episode: Callable[[Instance], 
         for inst in pending:  # shared iterator: each instance is taken exactly once
             episode = make_episode(inst)
             while not episode.done:
-                completion = await solver.agenerate(episode.solver_call())
+                try:
+                    completion = await solver.agenerate(episode.solver_call())
+                except Exception as exc:   # recorded as this episode's solver error, as in run_batched
+                    completion = Completion(error=f"{type(exc).__name__}: {exc} (the solver call raised)")
                 calls["solver_calls"] += 1
                 call = episode.on_solver(completion)
                 if call is not None:
