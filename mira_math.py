@@ -77,8 +77,9 @@ def card_metadata(info: dict, files: Dict[str, bytes]) -> Dict[str, Any]:
     total = sum(files[p].count(b"\n") for p in present.get("all", []))
     held_out = info["seed_set"] != "public-20-50"
     return {
-        "pretty_name": "MIRA-Math" + (f" (held-out seed set {info['seed_set']})" if held_out else ""),
-        "license": "cc-by-4.0",
+        "pretty_name": info.get("pretty_name") or
+        "MIRA-Math" + (f" (held-out seed set {info['seed_set']})" if held_out else ""),
+        "license": info.get("license", "cc-by-4.0"),   # an imported release keeps its source's
         "language": ["en"],
         "task_categories": ["question-answering", "text-generation"],
         "size_categories": ["1K<n<10K" if 1000 <= total < 10000 else
@@ -134,11 +135,14 @@ def _scalar(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def render_readme(info: dict, files: Dict[str, bytes], card: Optional[str] = None) -> str:
+def render_readme(info: dict, files: Dict[str, bytes], card: Optional[str] = None,
+                  summary: Optional[str] = None) -> str:
     """The release folder's README.md: generated front matter, a generated summary of this
-    folder, then the datasheet ``dataset_card.md``."""
+    folder (or ``summary``, e.g. an imported release's), then the datasheet ``dataset_card.md``."""
     card = CARD_SOURCE.read_text(encoding="utf-8") if card is None else card
     meta = "\n".join(_yaml(card_metadata(info, files)))
+    if summary is not None:
+        return f"---\n{meta}\n---\n\n{summary}{card}"
     counts = info["counts"]
     rows = "\n".join(f"| `{name}` | {registry.type_of(name)} | {counts[name]} |" for name in counts)
     summary = (

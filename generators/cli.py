@@ -60,27 +60,52 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from generators.build import latent_key, view_key
     from generators.schema import DataError, read_jsonl
     from generators.validate import Failure, validate_instance
-    from generators.release import family_files
+    from generators.release import RELEASE_INFO, data_path, family_files, read_release_info
 
     paths: List[Path] = []
-    for p in args.files:
-        paths += family_files(p) if p.is_dir() else [p]
-    failures: List[Failure] = []
+    missing: List[str] = []
+    try:
+        for p in args.files:
+            if p.is_dir():
+                paths += family_files(p)
+                if (p / RELEASE_INFO).is_file():  # a release folder: every family it lists
+                    missing += [f"{p / data_path(name)}: missing (a family of {p / RELEASE_INFO})"
+                                for name in read_release_info(p)["families"]
+                                if not (p / data_path(name)).is_file()]
+            elif p.is_file():
+                paths.append(p)
+            else:
+                missing.append(f"{p}: no such file")
+    except DataError as err:
+        print(f"mira-math validate: {err}", file=sys.stderr)
+        return 1
+    if missing:
+        for problem in missing:
+            print(f"mira-math validate: {problem}", file=sys.stderr)
+        return 1
+    failures: List[str] = []
     seen: Dict[str, str] = {}
+    ids: Dict[str, str] = {}
     count = 0
     try:
         for path in paths:
-            for inst in read_jsonl(path):
+            for number, inst in enumerate(read_jsonl(path), start=1):  # one instance per line
                 count += 1
+                where = f"{path}:{number}"
+                if inst.id in ids:
+                    raise DataError(f"duplicate id {inst.id!r} (first in {ids[inst.id]})", str(path),
+                                    number, "id")
+                ids[inst.id] = where
                 try:
                     family = registry.get(inst.family)
                 except KeyError as err:
-                    failures.append(Failure(inst.id, "schema", str(err)))
+                    failures.append(f"{where}: {Failure(inst.id, 'schema', str(err))}")
                     continue
-                failures += validate_instance(inst, family)
+                failures += [f"{where}: {f}" for f in validate_instance(inst, family)]
                 for key, what in ((latent_key(inst), "latent state"), (view_key(inst), "solver view")):
                     if key in seen:
-                        failures.append(Failure(inst.id, "duplicate", f"same {what} as {seen[key]}"))
+                        same = Failure(inst.id, "duplicate", f"same {what} as {seen[key]}")
+                        failures.append(f"{where}: {same}")
                     seen.setdefault(key, inst.id)
     except DataError as err:
         print(f"mira-math validate: {err}", file=sys.stderr)
@@ -106,8 +131,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     for p in report.problems:
         print(f"FAIL {p}")
     if report.ok:
-        print(f"verified {args.dir}: {report.files_checked} files regenerate byte for byte "
-              f"and match {args.dir / 'CHECKSUMS.sha256'}")
+        how = ("every record reads cleanly (imported data: not regenerable from seeds)"
+               if info.get("regenerable") is False else "regenerate byte for byte")
+        print(f"verified {args.dir}: {report.files_checked} files {how} and match "
+              f"{args.dir / 'CHECKSUMS.sha256'}")
         return 0
     return 1
 
@@ -284,6 +311,50 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_import_reference(args: argparse.Namespace) -> int:
+    """Convert the paper authors' released JSONL into a release folder (see
+    docs/reference_import.md); ``--check`` cross-checks every answer and runs the validators."""
+    from generators.reference_import import (CHECK_REPORT, FormatError, import_reference,
+                                             prepare_folder, render_text_summary)
+    from generators.release import write_release
+
+    check = args.check or args.strict
+    if not args.file.is_file():
+        print(f"mira-math import-reference: {args.file}: no such file", file=sys.stderr)
+        return 2
+    try:
+        prepare_folder(args.out)
+        result = import_reference(args.file, check=check)
+    except FormatError as err:
+        print(f"mira-math import-reference: {err}", file=sys.stderr)
+        return 2
+    write_release(args.out, result.files)
+    converted = len(result.converted)
+    print(f"wrote {converted} of {result.source['records']} instances to {args.out} "
+          f"(source sha256 {result.source['sha256'][:16]}..."
+          + (f", the published {result.source['published_as']})" if result.source["published_as"]
+             else ")"))
+    for f in result.failures:
+        print(f"NOT CONVERTED {f['id']} ({f['family']}, line {f['line']}): {f['error']}")
+    if not check:
+        return 1 if result.failures else 0
+    print(render_text_summary(result), end="")
+    for c in result.disagreements:
+        print(f"DISAGREE {c['id']}: theirs {c['answer']['theirs']}, ours {c['answer']['ours']}")
+    for c in result.unchecked:
+        print(f"UNCHECKED {c['id']}: {c['answer'].get('detail', '')}")
+    if args.strict:
+        for inst_id, f in result.real_findings:
+            print(f"FINDING {inst_id}: {f['property']}: {f['detail']}")
+    print(f"wrote {args.out / CHECK_REPORT}")
+    failed = bool(result.failures or result.disagreements or result.unchecked)
+    if args.strict and result.real_findings:
+        print(f"--strict: {len(result.real_findings)} finding(s) about the source data",
+              file=sys.stderr)
+        failed = True
+    return 1 if failed else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mira-math", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -368,6 +439,18 @@ def build_parser() -> argparse.ArgumentParser:
     au = sub.add_parser("audit", help="compare a run's responder decisions with the rules responder")
     au.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     au.set_defaults(func=cmd_audit)
+
+    ir = sub.add_parser("import-reference",
+                        help="convert the paper authors' released JSONL into a release folder")
+    ir.add_argument("file", type=Path, metavar="FILE",
+                    help="their family_types_20_50[_few_shot].jsonl (or lines of it)")
+    ir.add_argument("--out", type=Path, required=True, metavar="DIR", help="output folder")
+    ir.add_argument("--check", action="store_true",
+                    help="recompute every answer with our family code and run our validators; "
+                         "disagreements fail the command; findings go to DIR/import_check.json")
+    ir.add_argument("--strict", action="store_true",
+                    help="with --check (implied): findings about the source data fail it too")
+    ir.set_defaults(func=cmd_import_reference)
     return parser
 
 
