@@ -61,10 +61,11 @@ def load_data(files: Sequence[Path], families: Optional[Sequence[str]] = None,
     seen: Dict[str, str] = {}
     for path in files:
         digest.update(hashlib.sha256(path.read_bytes()).digest())
-        for inst in read_jsonl(path):
+        for number, inst in enumerate(read_jsonl(path), start=1):   # one instance per line
             if inst.id in seen:
-                raise DataError(f"duplicate id {inst.id!r} (also in {seen[inst.id]})", str(path), 0, "id")
-            seen[inst.id] = str(path)
+                raise DataError(f"duplicate id {inst.id!r} (first in {seen[inst.id]})", str(path),
+                                number, "id")
+            seen[inst.id] = f"{path}:{number}"
             instances.append(inst)
     if families:
         instances = [i for i in instances if i.family in set(families)]
