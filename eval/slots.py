@@ -39,7 +39,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
-__all__ = ["line_slot", "mentioned_slots", "normalise", "families", "UNPARSED"]
+__all__ = ["line_slot", "mentioned_slots", "normalise", "families", "UNPARSED", "META"]
 
 SlotSpec = Union[None, str, Tuple[str, ...], Callable[[List[int], str], object]]
 """A rule's slots: None (consume, name nothing), a template or tuple of templates filled by
@@ -677,6 +677,25 @@ def _steady_state() -> List[Tuple[str, SlotSpec]]:
     ]
 
 
+# ---------------------------------------------------------------- the responder itself
+
+META = "(instructions)"
+"""The slot id of a reference to the responder's own instructions (``ignore all prior
+instructions``, ``your system prompt``, ``debug mode``). It is a quantity of no family and no
+line holds it, so a request naming it is declined whatever else it names: the words of an
+injection cannot be read as a family's alias (``prior`` is P(H) in bayes, ``last line`` is
+line 2 in geometry, ``cutoff`` is t in piecewise)."""
+
+_META_RULES: List[Tuple[str, SlotSpec]] = [
+    (r"\b(?:system|hidden|initial|original|developer)\s+(?:prompt|message|instructions?)\b"
+     r"|\b(?:prior|previous|earlier|above|preceding|original|initial)\s+"
+     r"(?:instructions?|prompts?|rules|directions|directives)\b"
+     r"|\byour\s+(?:own\s+)?(?:instructions?|prompt|guidelines|directives|programming|polic(?:y|ies)|rules)\b"
+     r"|\b(?:debug|developer|admin|god)\s+mode\b|\bjailbreak|\b(?:knowledge\s+)?cutoff\s+date\b"
+     r"|\bknowledge\s+cutoff\b", META),
+]
+
+
 _GRAMMAR_RULES: Dict[str, Callable[[], List[Tuple[str, SlotSpec]]]] = {
     "bayes_missing_prior": _bayes,
     "crt_reconstruction": _crt,
@@ -714,7 +733,7 @@ def _grammar(family: str) -> Grammar:
     if grammar is None:
         if family not in _GRAMMAR_RULES:
             raise KeyError(f"no slot grammar for family {family!r}")
-        grammar = _GRAMMARS[family] = Grammar(_GRAMMAR_RULES[family]())
+        grammar = _GRAMMARS[family] = Grammar(_META_RULES + _GRAMMAR_RULES[family]())
     return grammar
 
 

@@ -1,7 +1,7 @@
 """Lenient reading of a written answer into an exact value.
 
 The accepted and rejected forms are listed in ``verifiers/README.md``; each has a test in
-``tests/verifiers/test_parse.py``. Every function here returns a value or raises
+``tests/verifiers/test_forms.py``. Every function here returns a value or raises
 :class:`Unreadable`; :func:`verifiers.verify.verify` turns that into a verdict.
 """
 
@@ -27,6 +27,17 @@ _DROP = (
 )
 _MINUSES = {"\u2212": "-", "\u2013": "-", "\u2014": "-", "\ufe63": "-", "\uff0d": "-"}
 _INEXACT = ("\u2248", "\\approx", "~", "...", "\u2026", "\\ldots", "\\dots", "e+", "E+")
+# Relations other than '=': "x >= 3", "x != 3", "x \\leq 3" say the value is *not* (only) 3.
+_RELATION_RE = re.compile(r"[<>\u2260\u2264\u2265\u2266\u2267\u2a7d\u2a7e\u226a\u226b\u226e\u226f]|!="
+                          r"|\\(?:neq?|leq?|geq?|leqslant|geqslant|lt|gt|ll|gg|not)(?![A-Za-z])")
+# Two numbers with only spacing (or a dropped wrapper) between them: "1 1/2" (a mixed number),
+# "1 417" / "1\\,417" (a thousands group), "4**2" (a power), "4$$2": never one number.
+_SPLIT_NUMBER_RE = re.compile(r"\d\.?\s+\.?\d")
+# What may not touch a \\boxed{} from outside: it would make the box part of an expression
+# ("-\\boxed{3/4}", "\\boxed{3}/4", "2\\boxed{3}", "\\frac{\\boxed{3}}{4}").
+_OPS = r"\\(?:cdot|times|div|frac|dfrac|tfrac|sqrt|pm|mp)"
+_BOX_BEFORE_RE = re.compile(r"(?:[-+*/^_\u00b7\u00d7\u00f7.\d]|" + _OPS + r"|(?:" + _OPS + r"|[\^_}\]])\{)$")
+_BOX_AFTER_RE = re.compile(r"^(?:[-+*/^_\u00b7\u00d7\u00f7%!\d{]|\.\d|[eE][-+]?\d|\\%|" + _OPS + r")")
 
 _INT = r"[+-]?\d+"
 _DEC = r"[+-]?(?:\d+\.\d*|\.\d+)"
@@ -48,9 +59,12 @@ def _clean(text: str) -> str:
     for token in _INEXACT:
         if token in text:
             raise Unreadable(f"inexact or elided value ({token!r})")
+    if _RELATION_RE.search(text):
+        raise Unreadable("a relation other than '='")
     text = _unbox(text)
-    for token in _DROP:
-        text = text.replace(token, "")
+    text = _drop(text)
+    if _SPLIT_NUMBER_RE.search(text):
+        raise Unreadable("numbers separated only by spacing (mixed number, digit groups, two values)")
     text = "".join(text.split())  # all whitespace, Unicode included
     text = text.rstrip(".")
     if not text:
@@ -58,11 +72,21 @@ def _clean(text: str) -> str:
     return text
 
 
+def _drop(text: str) -> str:
+    """Wrappers and LaTeX spacing become a space (so they cannot join two numbers)."""
+    for token in _DROP:
+        text = text.replace(token, " ")
+    return text
+
+
 def _unbox(text: str) -> str:
-    """Content of the last ``\\boxed{...}`` (braces matched), else the text itself."""
-    start = text.rfind("\\boxed{")
+    """Content of the one ``\\boxed{...}`` (braces matched), else the text itself. Text around
+    the box is ignored (a label, words), unless it makes the box part of an expression."""
+    start = text.find("\\boxed{")
     if start < 0:
         return text
+    if text.count("\\boxed{") > 1:
+        raise Unreadable("more than one \\boxed{...}")
     depth, i = 1, start + len("\\boxed{")
     begin = i
     while i < len(text):
@@ -71,18 +95,33 @@ def _unbox(text: str) -> str:
         elif text[i] == "}":
             depth -= 1
             if depth == 0:
+                before = "".join(_drop(text[:start]).split()).rstrip("([")
+                after = "".join(_drop(text[i + 1:]).split()).lstrip(")]")
+                if _BOX_BEFORE_RE.search(before) or _BOX_AFTER_RE.match(after):
+                    raise Unreadable("\\boxed{...} is part of an expression")
                 return text[begin:i]
         i += 1
     raise Unreadable("unbalanced \\boxed{...}")
 
 
-def _strip_label(text: str) -> str:
-    """``P(H|E)=10/37`` -> ``10/37``: whatever stands before the last ``=`` is a label."""
-    if "=" in text:
-        text = text.rsplit("=", 1)[1]
-        if not text:
-            raise Unreadable("nothing after '='")
-    return text
+def _labelled_scalar(text: str) -> Scalar:
+    """``P(H|E)=10/37`` -> ``10/37``: whatever stands before the last ``=`` is a label, but a
+    label that is itself a number must have the same value (``20/74=10/37`` is 10/37,
+    ``5/29=10/37`` is two values)."""
+    if "=" not in text:
+        return _scalar(text)
+    *labels, last = text.split("=")
+    if not last:
+        raise Unreadable("nothing after '='")
+    value = _scalar(last)
+    for label in labels:
+        try:
+            other = _scalar(label) if label else None
+        except Unreadable:
+            continue
+        if other is not None and other != value:
+            raise Unreadable("two different values")
+    return value
 
 
 def _strip_parens(text: str) -> str:
@@ -126,7 +165,7 @@ def _reduce(x: Fraction) -> Scalar:
 
 def parse_scalar(text: str) -> Scalar:
     """One exact number, possibly labelled, boxed, in LaTeX or as a terminating decimal."""
-    return _scalar(_strip_label(_clean(text)))
+    return _labelled_scalar(_clean(text))
 
 
 def _split_top(text: str, sep: str = ",") -> list[str]:
@@ -153,17 +192,36 @@ def parse_tuple(text: str, names: Sequence[str]) -> Tuple[Scalar, ...]:
     """A tuple of ``len(names)`` exact numbers: positional, or all named (any order)."""
     cleaned = _clean(text)
     n = len(names)
-    # "(q0, q1, q2) = (10, 1, 1)": a tuple of labels before the last '='.
+    wanted = {_name_key(nm): i for i, nm in enumerate(names)}
+    parts: Optional[list] = None
+    # "(q0, q1, q2) = (10, 1, 1)": a tuple of labels before the last '='. Labels that are the
+    # component names pair with the values by name ("(q1, q0, q2) = (1, 10, 1)"); other names
+    # are positional; numbers must be the same values ("(1, 10, 1) = (10, 1, 1)" is two tuples).
     # "v = (10, 1, 1)" too, but not "q0 = 10, 1, 1" (a named first component).
     if "=" in cleaned:
         head, tail = cleaned.rsplit("=", 1)
         values = _split_top(_strip_parens(tail), ",;")
         bracketed = _strip_parens(tail) != tail
-        names_before = len(_split_top(_strip_parens(head), ",;")) == n
-        if n > 1 and len(values) == n and (names_before or (bracketed and "," not in head)):
+        heads = _split_top(_strip_parens(head), ",;")
+        if n > 1 and len(values) == n and len(heads) == n:
+            keys = [_name_key(h) for h in heads]
+            known = [k in wanted for k in keys]
+            if all(known) and len(set(keys)) == n:
+                parts = [f"{h}={v}" for h, v in zip(heads, values)]
+            elif any(known):
+                raise Unreadable("the label tuple does not name each component once")
+            else:
+                try:
+                    numbers = tuple(_scalar(h) for h in heads)
+                except Unreadable:
+                    numbers = None
+                if numbers is not None and numbers != tuple(_scalar(v) for v in values):
+                    raise Unreadable("two different tuples")
+                cleaned = tail
+        elif n > 1 and len(values) == n and bracketed and "," not in head:
             cleaned = tail
-    body = _strip_parens(cleaned)
-    parts = _split_top(body, ",;")
+    if parts is None:
+        parts = _split_top(_strip_parens(cleaned), ",;")
     if len(parts) != n:
         raise Unreadable(f"expected {n} components, found {len(parts)}")
     labelled = [("=" in p or ":" in p) for p in parts]
@@ -171,7 +229,6 @@ def parse_tuple(text: str, names: Sequence[str]) -> Tuple[Scalar, ...]:
         raise Unreadable("some components are named and some are not")
     if not any(labelled):
         return tuple(_scalar(p) for p in parts)
-    wanted = {_name_key(nm): i for i, nm in enumerate(names)}
     out: list[Optional[Scalar]] = [None] * n
     for p in parts:
         label, value = re.split(r"[=:]", p, maxsplit=1)
