@@ -29,7 +29,10 @@ test: venv
 
 bench: venv
 	$(BIN)/python benchmarks/bench_generation.py
+	$(BIN)/python benchmarks/bench_verifier.py
 	$(BIN)/python benchmarks/bench_runner.py
+	$(BIN)/python benchmarks/bench_memory.py
+	$(BIN)/python benchmarks/bench_startup.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
