@@ -223,6 +223,19 @@ def _build(spec: SlotSpec, ints: List[int], span: str) -> Tuple[str, ...]:
 
 # ---------------------------------------------------------------- families, Type A
 
+# Each family's notation table registers itself under the family's name; a test checks that
+# every family of the registry has one.
+_GRAMMAR_RULES: Dict[str, Callable[[], List[Tuple[str, SlotSpec]]]] = {}
+
+
+def _grammar(family: str) -> Callable:
+    def register(rules: Callable[[], List[Tuple[str, SlotSpec]]]) -> Callable[[], List[Tuple[str, SlotSpec]]]:
+        _GRAMMAR_RULES[family] = rules
+        return rules
+    return register
+
+
+@_grammar("bayes_missing_prior")
 def _bayes() -> List[Tuple[str, SlotSpec]]:
     events = (   # canonical event, pattern; complements first so "not H" is not read as "H"
         ("¬H", r"(?:¬|~|!|not\s*|neg\s*)\s*H|H\s*(?:\^\s*c|c|')"),
@@ -262,6 +275,7 @@ def _bayes() -> List[Tuple[str, SlotSpec]]:
     return rules
 
 
+@_grammar("crt_reconstruction")
 def _crt() -> List[Tuple[str, SlotSpec]]:
     cong = "congruence {0}"
     mod_m = r"(?:mod(?:ulo|ulus)?|%|when\s+(?:x\s+is\s+)?divided\s+by)\s*m(?:\s*_\s*)?(\d)(?!\d)"
@@ -284,6 +298,7 @@ def _crt() -> List[Tuple[str, SlotSpec]]:
     ]
 
 
+@_grammar("geometry_coordinates")
 def _geometry() -> List[Tuple[str, SlotSpec]]:
     point = r"(?:the\s+)?(?:point\s+)?"
     return labelled("line", "line {0}", last=2) + [
@@ -322,6 +337,7 @@ def _path(ints: List[int], span: str) -> object:
     return _edge_sum([a, b, b, c], span)
 
 
+@_grammar("graph_path_sums")
 def _graph() -> List[Tuple[str, SlotSpec]]:
     edge = r"(?:e|w)(?:\s*_\s*)?\(?\s*([012])\s*,?\s*([012])\s*\)?(?!\d)"
     and_edge = r"\s*(?:\+|plus)\s*"
@@ -343,6 +359,7 @@ def _graph() -> List[Tuple[str, SlotSpec]]:
     ]
 
 
+@_grammar("linear_system_separator")
 def _separator() -> List[Tuple[str, SlotSpec]]:
     after_a = r"(?=\s*(?:$|[?.,;:!)=+*/<>\]-]|'s\b|(?:and|or|is|equals?)\b))"
     return labelled("equation", "equation {0}", last=2) + [
@@ -354,6 +371,7 @@ def _separator() -> List[Tuple[str, SlotSpec]]:
     ]
 
 
+@_grammar("matrix_completion")
 def _matrix_completion() -> List[Tuple[str, SlotSpec]]:
     return matrix("m", "m{0}{1}") + [
         (r"\b(?:top|upper)[\s-]+left\b", "m00"),
@@ -380,6 +398,7 @@ def _moment_expr(ints: List[int], span: str) -> object:
     return name if name else tuple(f"q{i}" for i in range(3) if coef[i])
 
 
+@_grammar("moment_problem")
 def _moment() -> List[Tuple[str, SlotSpec]]:
     term = r"(?:\d+\s*[*·]?\s*)?q(?:\s*_\s*)?\d(?!\d)"
     times_d = r"(?:(?-i:D)\s*(?:times|·|\*)\s*(?:the\s+)?)?"
@@ -401,6 +420,7 @@ def _moment() -> List[Tuple[str, SlotSpec]]:
     ]
 
 
+@_grammar("phase_retrieval")
 def _phase() -> List[Tuple[str, SlotSpec]]:
     xs = r"(?-i:x)\s*(?:_\s*(\d)|\[\s*(\d)\s*\]|\(\s*(\d)\s*\)|(\d))(?!\d)"
     sign = "sign(x{0})"
@@ -419,6 +439,7 @@ def _phase() -> List[Tuple[str, SlotSpec]]:
     ]
 
 
+@_grammar("piecewise_missing_threshold")
 def _piecewise() -> List[Tuple[str, SlotSpec]]:
     left, right = "f(x) for x < t", "f(x) for x ≥ t"
     piece = r"\b(?:formula|branch|piece|expression|rule|definition|slope|intercept|line)\s+" \
@@ -439,6 +460,7 @@ def _piecewise() -> List[Tuple[str, SlotSpec]]:
     ]
 
 
+@_grammar("rankdef_linear_shared")
 def _rankdef() -> List[Tuple[str, SlotSpec]]:
     body = r"(?:\s*:\s*[-+\dxyz\s·*]*=\s*(?:-?\d+|\?)?)?"       # "eq3: x + 2y - 2z = 13" quoted
     return [
@@ -451,6 +473,7 @@ def _rankdef() -> List[Tuple[str, SlotSpec]]:
     ]
 
 
+@_grammar("recurrence_missing_init")
 def _recurrence() -> List[Tuple[str, SlotSpec]]:
     init = r"(?:initial\s+(?:value|condition)|starting\s+value|term)"
     return [
@@ -485,6 +508,7 @@ def _one_index(name: str) -> str:
     return (r"(?<![A-Za-z])" + name + r"\s*_?\s*(?:\(\s*(\d+)\s*\)|\[\s*(\d+)\s*\]|(\d+))(?!\d)")
 
 
+@_grammar("birth_death_missing_rate")
 def _birth_death() -> List[Tuple[str, SlotSpec]]:
     state = r"(?:state\s+)?"
     to_state = rf"(?:\s+(?:to|into)\s+{state}\d+)?"
@@ -502,6 +526,7 @@ def _birth_death() -> List[Tuple[str, SlotSpec]]:
     ]
 
 
+@_grammar("circuit_missing_resistance")
 def _circuit() -> List[Tuple[str, SlotSpec]]:
     r_name = r"(?:R(?:\s*_\s*)?)?(\d+)(?!\d)"
     return [
@@ -515,6 +540,7 @@ def _circuit() -> List[Tuple[str, SlotSpec]]:
     ]
 
 
+@_grammar("deconvolution")
 def _deconvolution() -> List[Tuple[str, SlotSpec]]:
     return [
         (NB + "y" + IDX, "y{0}"),
@@ -527,6 +553,7 @@ def _deconvolution() -> List[Tuple[str, SlotSpec]]:
     ]
 
 
+@_grammar("discrete_tomography")
 def _tomography() -> List[Tuple[str, SlotSpec]]:
     cell = "cell ({0},{1})"
     return [
@@ -541,6 +568,7 @@ def _tomography() -> List[Tuple[str, SlotSpec]]:
     ]
 
 
+@_grammar("eigenvector_missing_entry")
 def _eigenvector() -> List[Tuple[str, SlotSpec]]:
     sq = r"\s*(?:\^\s*2|\*\*\s*2|\s+squared)"
     m2 = r"(?:\(\s*M" + sq + r"\s*\)|M" + sq + ")"
@@ -559,6 +587,7 @@ def _eigenvector() -> List[Tuple[str, SlotSpec]]:
     ]
 
 
+@_grammar("laplace_grid")
 def _laplace() -> List[Tuple[str, SlotSpec]]:
     u = "u[{0}][{1}]"
     return [
@@ -570,6 +599,7 @@ def _laplace() -> List[Tuple[str, SlotSpec]]:
     ]
 
 
+@_grammar("linear_system_missing_coeff")
 def _linear_coeff() -> List[Tuple[str, SlotSpec]]:
     return [
         (r"\bcoefficient\s+of\s+x\s*" + IDX + r"\s+in\s+(?:row|equation)\s*(\d+)", "A[{1}][{0}]"),
@@ -581,6 +611,7 @@ def _linear_coeff() -> List[Tuple[str, SlotSpec]]:
     ]
 
 
+@_grammar("markov_missing_transition")
 def _markov() -> List[Tuple[str, SlotSpec]]:
     p = "P[{0}][{1}]"
     state = r"(?:state\s+)?"
@@ -598,6 +629,7 @@ def _markov() -> List[Tuple[str, SlotSpec]]:
     ]
 
 
+@_grammar("poly_interpolation")
 def _poly() -> List[Tuple[str, SlotSpec]]:
     p = "p({0})"
     at_x = r"(?:x\s*=\s*)?(-?\d+)(?!\d)"
@@ -622,6 +654,7 @@ def _cov(ints: List[int], span: str) -> str:
     return f"cov({i},{j})"
 
 
+@_grammar("portfolio_variance_missing_corr")
 def _portfolio() -> List[Tuple[str, SlotSpec]]:
     asset = r"(?:assets?\s+)?"
     between = rf"\s+(?:between|of|for)\s+(?:the\s+returns?\s+of\s+)?{asset}(\d+)\s*(?:and|&|,)\s*{asset}(\d+)"
@@ -643,6 +676,7 @@ def _portfolio() -> List[Tuple[str, SlotSpec]]:
     ]
 
 
+@_grammar("steady_state_missing_emission")
 def _steady_state() -> List[Tuple[str, SlotSpec]]:
     s = r"(?:(?:state\s+)?s(?:\s*_\s*)?(\d+)|state\s+(\d+))(?!\d)"
     o = r"(?:(?:symbol\s+|observation\s+)?o(?:\s*_\s*)?(\d+)|(?:symbol|observation)\s+(\d+))(?!\d)"
@@ -696,30 +730,6 @@ _META_RULES: List[Tuple[str, SlotSpec]] = [
 ]
 
 
-_GRAMMAR_RULES: Dict[str, Callable[[], List[Tuple[str, SlotSpec]]]] = {
-    "bayes_missing_prior": _bayes,
-    "crt_reconstruction": _crt,
-    "geometry_coordinates": _geometry,
-    "graph_path_sums": _graph,
-    "linear_system_separator": _separator,
-    "matrix_completion": _matrix_completion,
-    "moment_problem": _moment,
-    "phase_retrieval": _phase,
-    "piecewise_missing_threshold": _piecewise,
-    "rankdef_linear_shared": _rankdef,
-    "recurrence_missing_init": _recurrence,
-    "birth_death_missing_rate": _birth_death,
-    "circuit_missing_resistance": _circuit,
-    "deconvolution": _deconvolution,
-    "discrete_tomography": _tomography,
-    "eigenvector_missing_entry": _eigenvector,
-    "laplace_grid": _laplace,
-    "linear_system_missing_coeff": _linear_coeff,
-    "markov_missing_transition": _markov,
-    "poly_interpolation": _poly,
-    "portfolio_variance_missing_corr": _portfolio,
-    "steady_state_missing_emission": _steady_state,
-}
 _GRAMMARS: Dict[str, Grammar] = {}
 
 

@@ -65,7 +65,7 @@ def _readme(info: dict, files: Dict[str, bytes], summary: Optional[dict]) -> str
         f"# MIRA-Math — the reference release, imported\n\n"
         f"This folder holds {info['total']} instances converted from `{src['file']}`{published}, "
         f"sha256 `{src['sha256']}`, released by the paper's authors in {src['repository']} "
-        f"under the {src['license']} licence ({src['copyright']}). The conversion "
+        f"under its terms ({src['license']}; {src['copyright']}). The conversion "
         f"(`mira-math import-reference`, {info['generator_version']}) keeps their ids, "
         f"difficulties and constraint text verbatim; it is not regenerable from seeds, so "
         f"`mira-math verify` does not apply: check the bytes with `sha256sum -c "

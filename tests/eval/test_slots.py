@@ -531,3 +531,9 @@ def test_responder_md_covers_every_family():
 def test_responder_md_examples(family, held, request_text, offered):
     named = mentioned_slots(family, request_text)
     assert (named == {held}) is offered, named
+
+
+def test_every_registered_family_has_a_notation_table():
+    from generators import registry
+
+    assert sorted(families()) == sorted(registry.names())

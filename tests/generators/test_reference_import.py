@@ -255,3 +255,10 @@ def test_the_folder_loads_with_datasets(imported, tmp_path):
                                cache_dir=str(tmp_path))
     assert ds["id"] == ["ste-002180"]
     assert ds[0]["hints"][0]["constraint"] == "e(1, 1) = 1/2"
+
+
+def test_every_registered_family_has_a_converter():
+    from generators import registry
+    from generators.reference_import.converters import CONVERTERS
+
+    assert sorted(CONVERTERS) == sorted(registry.names())

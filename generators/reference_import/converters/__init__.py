@@ -5,18 +5,14 @@ family's ``known`` (what their solver view states, read from ``constraints_machi
 differs from ours, the converter records a finding instead of dropping anything.
 
 The converters live in :mod:`.type_a`, :mod:`.type_b_deterministic` and
-:mod:`.type_b_stochastic`, each with its own ``CONVERTERS``; :mod:`.common` holds what they
-share."""
+:mod:`.type_b_stochastic`; each registers itself with ``@converter(family)``; :mod:`.common`
+holds what they share."""
 
 from __future__ import annotations
 
-from typing import Callable, Dict
-
 from generators.reference_import.converters import type_a, type_b_deterministic, type_b_stochastic
-from generators.reference_import.converters.common import Conversion
-from generators.reference_import.record import Record
+from generators.reference_import.converters.common import CONVERTERS, Conversion
 
-CONVERTERS: Dict[str, Callable[[Record, int], Conversion]] = {
-    **type_a.CONVERTERS, **type_b_deterministic.CONVERTERS, **type_b_stochastic.CONVERTERS}
+_REGISTERING = (type_a, type_b_deterministic, type_b_stochastic)  # importing them fills CONVERTERS
 
 __all__ = ["CONVERTERS", "Conversion"]

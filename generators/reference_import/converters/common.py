@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from generators.linalg import rank
+
+if TYPE_CHECKING:  # pragma: no cover
+    from generators.reference_import.record import Record
 
 
 @dataclass
@@ -43,3 +46,14 @@ def determined(rows: Sequence[Sequence[object]], target: Sequence[object]) -> bo
 def view_determines(detail: str) -> Tuple[str, str]:
     """The finding that the source's solver view fixes the answer without the hint."""
     return ("local_underdetermination", "source view already determines the answer: " + detail)
+
+
+# Each converter registers itself under its family's name (the registry stays the only list).
+CONVERTERS: Dict[str, Callable[["Record", int], Conversion]] = {}
+
+
+def converter(family: str) -> Callable:
+    def register(fn: Callable[["Record", int], Conversion]) -> Callable[["Record", int], Conversion]:
+        CONVERTERS[family] = fn
+        return fn
+    return register

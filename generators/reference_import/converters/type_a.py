@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from itertools import product
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
-from generators.reference_import.converters.common import (Conversion, as_fraction,
+from generators.reference_import.converters.common import (Conversion, converter, as_fraction,
                                                            view_determines)
 from generators.reference_import.record import FormatError, Record
 from generators.text import frac, linear
@@ -22,6 +22,7 @@ def _lin_rows(constraints: Sequence[dict], names: Sequence[str]) -> List[List[in
     return rows
 
 
+@converter("bayes_missing_prior")
 def _bayes(rec: Record, level: int) -> Conversion:
     (pos,), (neg,) = rec.a_of("likelihood_pos"), rec.a_of("likelihood_neg")
     return Conversion(
@@ -38,6 +39,7 @@ def _bayes(rec: Record, level: int) -> Conversion:
 _CRT_POOL = (3, 5, 7, 11, 13, 17, 19)
 
 
+@converter("crt_reconstruction")
 def _crt(rec: Record, level: int) -> Conversion:
     cong = rec.a_of("congruence")
     pool = ", ".join(str(p) for p in _CRT_POOL)
@@ -61,6 +63,7 @@ def _crt(rec: Record, level: int) -> Conversion:
     )
 
 
+@converter("geometry_coordinates")
 def _geometry(rec: Record, level: int) -> Conversion:
     (line1,) = _lin_rows(rec.a_of("lin_eq"), ["x", "y"])
     (line2,) = _lin_rows([rec.hint], ["x", "y"])
@@ -85,6 +88,7 @@ def _geometry(rec: Record, level: int) -> Conversion:
 _EDGES = ["e01", "e12", "e20"]
 
 
+@converter("graph_path_sums")
 def _graph(rec: Record, level: int) -> Conversion:
     sums = {}
     for row in _lin_rows(rec.a_of("lin_eq"), _EDGES):
@@ -105,6 +109,7 @@ def _graph(rec: Record, level: int) -> Conversion:
     )
 
 
+@converter("linear_system_separator")
 def _separator(rec: Record, level: int) -> Conversion:
     rows = _lin_rows(rec.a_of("lin_eq"), ["a", "b", "c"])
     if rec.hint.get("kind") != "value" or rec.hint.get("var") != "c":
@@ -119,6 +124,7 @@ def _separator(rec: Record, level: int) -> Conversion:
     )
 
 
+@converter("matrix_completion")
 def _matrix_completion(rec: Record, level: int) -> Conversion:
     entries = {(int(c["row"]), int(c["col"])): int(c["value"]) for c in rec.a_of("entry")}
     if set(entries) != {(0, 0), (0, 1)} or (rec.hint["row"], rec.hint["col"]) != (1, 0):
@@ -133,6 +139,7 @@ def _matrix_completion(rec: Record, level: int) -> Conversion:
     )
 
 
+@converter("moment_problem")
 def _moment(rec: Record, level: int) -> Conversion:
     rows = {tuple(r[:3]): r[3] for r in _lin_rows(rec.a_of("lin_eq"), ["q0", "q1", "q2"])}
     (hint,) = _lin_rows([rec.hint], ["q0", "q1", "q2"])
@@ -155,6 +162,7 @@ def _power(x: Sequence[int]) -> Tuple[int, int, int, int]:
     return ((x0 + x1 + x2 + x3) ** 2, mid, (x0 - x1 + x2 - x3) ** 2, mid)
 
 
+@converter("phase_retrieval")
 def _phase(rec: Record, level: int) -> Conversion:
     (mags,) = rec.a_of("fft_mag_sq")
     power = tuple(int(v) for v in mags["values"])
@@ -188,6 +196,7 @@ def _phase(rec: Record, level: int) -> Conversion:
     )
 
 
+@converter("piecewise_missing_threshold")
 def _piecewise(rec: Record, level: int) -> Conversion:
     (query,) = rec.a_of("query_point")
     branches = {c["condition"]: c for c in rec.a_of("branch_formula")}
@@ -209,6 +218,7 @@ def _piecewise(rec: Record, level: int) -> Conversion:
 _XYZ = ["x", "y", "z"]
 
 
+@converter("rankdef_linear_shared")
 def _rankdef(rec: Record, level: int) -> Conversion:
     shown = _lin_rows(rec.a_of("lin_eq"), _XYZ)
     held = _lin_rows([m for m in rec.b_machine if m.get("type") == "lin_eq"], _XYZ)
@@ -232,6 +242,7 @@ def _rankdef(rec: Record, level: int) -> Conversion:
     )
 
 
+@converter("recurrence_missing_init")
 def _recurrence(rec: Record, level: int) -> Conversion:
     (rule,) = rec.a_of("recurrence")
     (init,) = rec.a_of("init")
@@ -249,17 +260,3 @@ def _recurrence(rec: Record, level: int) -> Conversion:
         domain="The initial value a(1) is an integer.",
     )
 
-
-CONVERTERS: Dict[str, Callable[[Record, int], Conversion]] = {
-    "bayes_missing_prior": _bayes,
-    "crt_reconstruction": _crt,
-    "geometry_coordinates": _geometry,
-    "graph_path_sums": _graph,
-    "linear_system_separator": _separator,
-    "matrix_completion": _matrix_completion,
-    "moment_problem": _moment,
-    "phase_retrieval": _phase,
-    "piecewise_missing_threshold": _piecewise,
-    "rankdef_linear_shared": _rankdef,
-    "recurrence_missing_init": _recurrence,
-}

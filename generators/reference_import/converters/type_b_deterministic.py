@@ -4,9 +4,9 @@ convolution, tomography, eigenvectors, Laplace grids, linear systems, interpolat
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Dict, List, Sequence
+from typing import Any, Dict, List, Sequence
 
-from generators.reference_import.converters.common import (Conversion, determined,
+from generators.reference_import.converters.common import (Conversion, converter, determined,
                                                            view_determines)
 from generators.reference_import.record import FormatError, Record
 
@@ -56,6 +56,7 @@ def _same_tree(a: Any, b: Any) -> bool:
                              or (_same_tree(a[1], b[2]) and _same_tree(a[2], b[1])))
 
 
+@converter("circuit_missing_resistance")
 def _circuit(rec: Record, level: int) -> Conversion:
     (topology,) = rec.a_of("topology")
     tree = _tree_from_text(topology["description"])
@@ -80,6 +81,7 @@ def _circuit(rec: Record, level: int) -> Conversion:
     )
 
 
+@converter("deconvolution")
 def _deconvolution(rec: Record, level: int) -> Conversion:
     h = [int(v) for v in rec.meta["kernel"]]
     n = int(rec.meta["length_x"])
@@ -118,6 +120,7 @@ def _deconvolution(rec: Record, level: int) -> Conversion:
     )
 
 
+@converter("discrete_tomography")
 def _tomography(rec: Record, level: int) -> Conversion:
     rows = [0, 0, 0]
     cols = [0, 0, 0]
@@ -139,6 +142,7 @@ def _tomography(rec: Record, level: int) -> Conversion:
     )
 
 
+@converter("eigenvector_missing_entry")
 def _eigenvector(rec: Record, level: int) -> Conversion:
     n = int(rec.meta["n"])
     m: List[List[Any]] = [[None] * n for _ in range(n)]
@@ -161,6 +165,7 @@ def _eigenvector(rec: Record, level: int) -> Conversion:
     )
 
 
+@converter("laplace_grid")
 def _laplace(rec: Record, level: int) -> Conversion:
     n = int(rec.meta["grid_size"])
     corners = {(0, 0), (0, n - 1), (n - 1, 0), (n - 1, n - 1)}
@@ -198,6 +203,7 @@ def _laplace(rec: Record, level: int) -> Conversion:
     )
 
 
+@converter("linear_system_missing_coeff")
 def _linear_coeff(rec: Record, level: int) -> Conversion:
     n = int(rec.meta["n"])
     a: List[List[Any]] = [[None] * n for _ in range(n)]
@@ -221,6 +227,7 @@ def _linear_coeff(rec: Record, level: int) -> Conversion:
     )
 
 
+@converter("poly_interpolation")
 def _poly(rec: Record, level: int) -> Conversion:
     points = sorted([int(c["x"]), int(c["y"])] for c in rec.a_of("point"))
     held = int(rec.hint["x"])
@@ -239,13 +246,3 @@ def _poly(rec: Record, level: int) -> Conversion:
                             "with the nodes added")],
     )
 
-
-CONVERTERS: Dict[str, Callable[[Record, int], Conversion]] = {
-    "circuit_missing_resistance": _circuit,
-    "deconvolution": _deconvolution,
-    "discrete_tomography": _tomography,
-    "eigenvector_missing_entry": _eigenvector,
-    "laplace_grid": _laplace,
-    "linear_system_missing_coeff": _linear_coeff,
-    "poly_interpolation": _poly,
-}

@@ -6,9 +6,9 @@ from __future__ import annotations
 from fractions import Fraction
 from itertools import combinations
 from math import gcd, lcm
-from typing import Any, Callable, Dict, List, Sequence, Tuple
+from typing import Any, List, Sequence, Tuple
 
-from generators.reference_import.converters.common import (Conversion, as_fraction,
+from generators.reference_import.converters.common import (Conversion, converter, as_fraction,
                                                            view_determines)
 from generators.reference_import.record import FormatError, Record
 from generators.text import frac
@@ -23,6 +23,7 @@ def _rate_name(c: dict) -> str:
     raise FormatError(f"rate from {i} to {j} is neither a birth nor a death")
 
 
+@converter("birth_death_missing_rate")
 def _birth_death(rec: Record, level: int) -> Conversion:
     n = int(rec.meta["n_states"])
     target = int(rec.meta["target_state"])
@@ -42,6 +43,7 @@ def _birth_death(rec: Record, level: int) -> Conversion:
     )
 
 
+@converter("markov_missing_transition")
 def _markov(rec: Record, level: int) -> Conversion:
     n = int(rec.meta["n_states"])
     p: List[List[Any]] = [[None] * n for _ in range(n)]
@@ -68,6 +70,7 @@ def _markov(rec: Record, level: int) -> Conversion:
     )
 
 
+@converter("portfolio_variance_missing_corr")
 def _portfolio(rec: Record, level: int) -> Conversion:
     n = int(rec.meta["n_assets"])
     w: List[Any] = [None] * n
@@ -124,6 +127,7 @@ def _counts(values: Sequence[Fraction]) -> Tuple[List[int], int]:
     return [k // g for k in nums], den // g
 
 
+@converter("steady_state_missing_emission")
 def _steady_state(rec: Record, level: int) -> Conversion:
     n, m = int(rec.meta["n_states"]), int(rec.meta["n_symbols"])
     p: List[List[Any]] = [[None] * n for _ in range(n)]
@@ -179,10 +183,3 @@ def _steady_state(rec: Record, level: int) -> Conversion:
                                        f"E[s{s + 1}][o{o + 1}]")],
     )
 
-
-CONVERTERS: Dict[str, Callable[[Record, int], Conversion]] = {
-    "birth_death_missing_rate": _birth_death,
-    "markov_missing_transition": _markov,
-    "portfolio_variance_missing_corr": _portfolio,
-    "steady_state_missing_emission": _steady_state,
-}
