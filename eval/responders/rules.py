@@ -1,5 +1,5 @@
 """The deterministic ``rules`` responder: offers a private line only when the request names
-that line's slot and names no other quantity of the family's notation (``eval/slots.py``;
+that line's slot and names no other quantity of the family's notation (``eval/slots/``;
 the aliases are listed in ``eval/RESPONDER.md``). The offline default, and the reference an
 LLM responder's decisions are audited against."""
 

@@ -1,0 +1,287 @@
+"""The engine behind :mod:`eval.slots`: normalisation, the :class:`Grammar` that scans a
+request with a family's ordered rules, the pattern pieces the notation tables share, the
+registry the tables join with :func:`register`, and the public reading functions
+(:func:`mentioned_slots`, :func:`line_slot`). ``eval/slots/__init__.py`` describes how a
+request is read; the tables live in ``type_a.py`` and ``type_b.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+
+SlotSpec = Union[None, str, Tuple[str, ...], Callable[[List[int], str], object]]
+"""A rule's slots: None (consume, name nothing), a template or tuple of templates filled by
+``str.format(*ints)``, or a callable ``(ints, span) -> str | tuple | None``."""
+
+UNPARSED = "unparsed: "
+"""Prefix of the id :func:`line_slot` gives a line whose label names no single quantity; no
+request ever mentions such an id, so the rules responder never offers that line."""
+
+
+# ---------------------------------------------------------------- normalisation
+
+_SUB = str.maketrans("₀₁₂₃₄₅₆₇₈₉₊₋", "0123456789+-")
+_SUP = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
+_SUB_RUN = re.compile(r"[₀-₉₊₋]+")
+_SUP_RUN = re.compile(r"[⁰-⁹¹²³⁺⁻]+")
+_SYMBOLS = str.maketrans({
+    "λ": "lambda", "Λ": "lambda", "μ": "mu", "ρ": "rho", "σ": "sigma", "π": "pi",
+    "−": "-", "–": "-", "—": "-", "‐": "-", "‑": "-",
+    "→": "->", "⟶": "->", "⇒": "->", "↦": "->", "≥": ">=", "⩾": ">=", "≤": "<=", "⩽": "<=",
+    "∣": "|", "’": "'", "‘": "'", "“": '"', "”": '"', "⋅": "·", "∙": "·", "×": "*",
+})
+_LATEX = (
+    (re.compile(r"\\(?:left|right|[bB]igg?[lr]?)(?![A-Za-z])"), ""),
+    (re.compile(r"\\(?:mid|vert)(?![A-Za-z])"), "|"),
+    (re.compile(r"\\(?:neg|lnot)(?![A-Za-z])"), "¬"),
+    (re.compile(r"\\(?:to|rightarrow|longrightarrow|mapsto)(?![A-Za-z])"), "->"),
+    (re.compile(r"\\(?:geq?|geqslant)(?![A-Za-z])"), ">="),
+    (re.compile(r"\\(?:leq?|leqslant)(?![A-Za-z])"), "<="),
+    (re.compile(r"\\(?:cdot|times)(?![A-Za-z])"), "·"),
+    (re.compile(r"\\equiv(?![A-Za-z])"), "≡"),
+    (re.compile(r"\\[pb]?mod(?![A-Za-z])"), " mod "),
+    (re.compile(r"\\(?:text|mathrm|mathit|mathbf|operatorname|mathsf|rm)(?![A-Za-z])"), ""),
+    (re.compile(r"\\([A-Za-z]+)"), r"\1"),
+    (re.compile(r"\\."), " "),
+)
+
+
+def normalise(text: str) -> str:
+    """The request as the grammars read it (see the module docstring, step 1)."""
+    if not text.isascii():
+        text = _SUB_RUN.sub(lambda m: "_" + m.group(0).translate(_SUB), text)
+        text = _SUP_RUN.sub(lambda m: "^" + m.group(0).translate(_SUP), text)
+        text = unicodedata.normalize("NFKC", text).translate(_SYMBOLS)
+    if "\\" in text:
+        for pattern, repl in _LATEX:
+            text = pattern.sub(repl, text)
+    if "{" in text or "}" in text or "$" in text:
+        text = text.replace("{", "").replace("}", "").replace("$", "")
+    return text
+
+
+# ---------------------------------------------------------------- shared pattern pieces
+
+_WORD_INTS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten".split())}
+_ORDINALS = {w: i for i, w in enumerate(
+    "zeroth first second third fourth fifth sixth seventh eighth ninth tenth".split())}
+_ORDINALS.update({"1st": 1, "2nd": 2, "3rd": 3, **{f"{i}th": i for i in range(4, 11)}})
+
+NB = r"(?<![A-Za-z0-9_'])"          # not glued to a preceding word or number
+NBL = r"(?<![A-Za-z_'])"            # not glued to a preceding word ("3c" is fine, "can't" is not)
+NA = r"(?![A-Za-z0-9_])"            # not followed by a word character
+NUM = r"(\d+|(?:zero|one|two|three|four|five|six|seven|eight|nine|ten)\b)"
+ORD = r"(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|1st|2nd|3rd|(?:[4-9]|10)th)\b"
+LABEL_NO = r"\s*(?:#|no\.?|number)?\s*\(?" + NUM + r"\)?"
+# one index: [1]  (1)  _1  1
+IDX = r"(?:\s*\[\s*(\d+)\s*\]|\s*\(\s*(\d+)\s*\)|\s*_\s*(\d+)|(\d+))(?!\d)"
+# two indices: [1][0]  [1,0]  (1,0)  _1,0 (from _{1,0})  _10  10
+PAIR = (r"(?:\s*\[\s*(\d+)\s*\]\s*\[\s*(\d+)\s*\]|\s*[\[(]\s*(\d+)\s*[,;]\s*(\d+)\s*[\])]"
+        r"|\s*_\s*(\d+)\s*,\s*(\d+)|_?(\d)(\d))(?!\d)")
+BARE_PAIR = r"(?:[\[(]\s*(\d+)\s*,\s*(\d+)\s*[\])]|\[\s*(\d+)\s*\]\s*\[\s*(\d+)\s*\])"
+ROW_COL = r"\brow\s*(\d+)\s*(?:,|and)?\s*(?:in\s+)?(?:the\s+)?col(?:umn)?\.?\s*(\d+)"
+COL_ROW = r"\bcol(?:umn)?\.?\s*(\d+)\s*(?:,|and)?\s*(?:in\s+)?(?:the\s+)?row\s*(\d+)"
+
+
+def letter(name: str, case: bool = False) -> str:
+    """A one-letter (or short) name as a whole token; ``case``: match its case exactly."""
+    core = f"(?-i:{name})" if case else name
+    return NBL + core + NA
+
+
+def to_int(token: str) -> int:
+    low = token.lower()
+    if low in _WORD_INTS:
+        return _WORD_INTS[low]
+    if low in _ORDINALS:
+        return _ORDINALS[low]
+    return int(token)
+
+
+def labelled(words: str, template: str, last: Optional[int] = None,
+             body: str = "") -> List[Tuple[str, SlotSpec]]:
+    """Rules for numbered items named by a word: ``line 2``, ``line #2``, ``line two``,
+    ``second line``, ``lines 1 and 2`` (both), and ``last line`` when ``last`` is given.
+    ``body``: an optional pattern for the item's quoted text after its label, consumed with
+    it (``congruence 3: x ≡ ? (mod ?)`` names congruence 3, not also ``x``)."""
+    rules: List[Tuple[str, SlotSpec]] = [
+        (rf"\b(?:{words})s\s*{NUM}\s*(?:,|and|&|or)\s*(?:{words})?\s*{NUM}",
+         (template, template.replace("{0}", "{1}"))),
+        (rf"\b(?:{words}){LABEL_NO}" + (f"(?:{body})?" if body else ""), template),
+        (rf"\b{ORD}\s+(?:{words})\b", template),
+    ]
+    if last is not None:
+        rules.append((rf"\b(?:last|final)\s+(?:{words})\b", template.format(last)))
+    return rules
+
+
+def matrix(name: str, template: str, bare_pair: bool = True) -> List[Tuple[str, SlotSpec]]:
+    """Rules for the entries of a matrix called ``name``: ``M[1][0]``, ``M[1,0]``,
+    ``M(1,0)``, ``M_{1,0}``, ``M_10``, ``M10``, ``entry (1,0) (of M)``, ``row 1, column 0``,
+    and (``bare_pair``: the family's only matrix) ``(1,0)``."""
+    of = rf"(?:\s+(?:of|in)\s+(?:the\s+)?(?:matrix\s+)?{name}\b)?"
+    rules: List[Tuple[str, SlotSpec]] = [
+        (NB + name + PAIR, template),
+        (rf"\b(?:entry|element|coefficient|value)\s+(?:of\s+{name}\s+)?(?:at\s+)?{BARE_PAIR}{of}", template),
+        (rf"{BARE_PAIR}[\s-]*(?:entry|element|coefficient){of}", template),
+        (ROW_COL + of, template),
+        (COL_ROW + of, template.replace("{0}", "{x}").replace("{1}", "{0}").replace("{x}", "{1}")),
+    ]
+    if bare_pair:
+        rules.append((BARE_PAIR, template))
+    return rules
+
+
+# ---------------------------------------------------------------- the grammar object
+
+@dataclass(frozen=True)
+class _Compiled:
+    spec: SlotSpec
+    first: int   # index of the rule's first inner group in the combined regex
+    count: int   # number of inner groups
+
+
+class Grammar:
+    """One family's notation: ordered ``(pattern, slots)`` rules compiled into a single
+    alternation; at each position the first matching rule wins and consumes its span."""
+
+    def __init__(self, rules: Sequence[Tuple[str, SlotSpec]]):
+        parts, self._rules = [], {}
+        group = 1
+        for pattern, spec in rules:
+            inner = re.compile(pattern, re.IGNORECASE).groups   # also validates the pattern
+            parts.append(f"({pattern})")
+            self._rules[group] = _Compiled(spec, group + 1, inner)
+            group += 1 + inner
+        # No match starts inside a word: one look-behind per position, not one per rule.
+        self._regex = re.compile("(?<![A-Za-z])(?:" + "|".join(parts) + ")", re.IGNORECASE)
+
+    def scan(self, text: str) -> List[Tuple[int, int, Tuple[str, ...]]]:
+        """``(start, end, slots)`` for every consumed span of normalised ``text``."""
+        found = []
+        for m in self._regex.finditer(text):
+            rule = self._rules.get(m.lastindex or 0)
+            if rule is None:
+                continue
+            groups = m.groups()[rule.first - 1: rule.first - 1 + rule.count]
+            try:
+                ints = [to_int(g) for g in groups if g is not None]
+                found.append((m.start(), m.end(), _build(rule.spec, ints, m.group(0))))
+            except (ValueError, IndexError, KeyError, TypeError):
+                continue   # a capture that is not a usable number names nothing
+        return found
+
+    def mentions(self, text: str) -> FrozenSet[str]:
+        return frozenset(s for _, _, slots in self.scan(text) for s in slots)
+
+
+def _build(spec: SlotSpec, ints: List[int], span: str) -> Tuple[str, ...]:
+    if spec is None:
+        return ()
+    if callable(spec):
+        spec = spec(ints, span)
+        if spec is None:
+            return ()
+        return (spec,) if isinstance(spec, str) else tuple(spec)
+    if isinstance(spec, str):
+        return (spec.format(*ints),)
+    return tuple(t.format(*ints) for t in spec)
+
+
+# ---------------------------------------------------------------- the registry
+
+# Each family's notation table registers itself under the family's name; a test checks that
+# every family of the registry has one.
+_GRAMMAR_RULES: Dict[str, Callable[[], List[Tuple[str, SlotSpec]]]] = {}
+
+
+def register(family: str) -> Callable:
+    def register(rules: Callable[[], List[Tuple[str, SlotSpec]]]) -> Callable[[], List[Tuple[str, SlotSpec]]]:
+        _GRAMMAR_RULES[family] = rules
+        return rules
+    return register
+
+
+# ---------------------------------------------------------------- the responder itself
+
+META = "(instructions)"
+"""The slot id of a reference to the responder's own instructions (``ignore all prior
+instructions``, ``your system prompt``, ``debug mode``). It is a quantity of no family and no
+line holds it, so a request naming it is declined whatever else it names: the words of an
+injection cannot be read as a family's alias (``prior`` is P(H) in bayes, ``last line`` is
+line 2 in geometry, ``cutoff`` is t in piecewise)."""
+
+_META_RULES: List[Tuple[str, SlotSpec]] = [
+    (r"\b(?:system|hidden|initial|original|developer)\s+(?:prompt|message|instructions?)\b"
+     r"|\b(?:prior|previous|earlier|above|preceding|original|initial)\s+"
+     r"(?:instructions?|prompts?|rules|directions|directives)\b"
+     r"|\byour\s+(?:own\s+)?(?:instructions?|prompt|guidelines|directives|programming|polic(?:y|ies)|rules)\b"
+     r"|\b(?:debug|developer|admin|god)\s+mode\b|\bjailbreak|\b(?:knowledge\s+)?cutoff\s+date\b"
+     r"|\bknowledge\s+cutoff\b", META),
+]
+
+
+_GRAMMARS: Dict[str, Grammar] = {}
+
+
+def families() -> Tuple[str, ...]:
+    """The families with a grammar (all 22 of ``generators.registry``)."""
+    return tuple(_GRAMMAR_RULES)
+
+
+def _grammar(family: str) -> Grammar:
+    grammar = _GRAMMARS.get(family)
+    if grammar is None:
+        if family not in _GRAMMAR_RULES:
+            raise KeyError(f"no slot grammar for family {family!r}")
+        grammar = _GRAMMARS[family] = Grammar(_META_RULES + _GRAMMAR_RULES[family]())
+    return grammar
+
+
+# ---------------------------------------------------------------- public API
+
+_LABEL_END = re.compile(r"[:=]")
+
+
+def mentioned_slots(family: str, text: str) -> FrozenSet[str]:
+    """Every quantity of ``family``'s notation that ``text`` names, as canonical slot ids.
+
+    Never raises for any ``text`` (a non-string names nothing); an unknown family is a
+    ``KeyError``."""
+    grammar = _grammar(family)
+    if not isinstance(text, str) or not text:
+        return frozenset()
+    try:
+        return grammar.mentions(normalise(text))
+    except Exception:   # defensive: a request must never crash an episode
+        return frozenset()
+
+
+def line_slot(family: str, line: str) -> str:
+    """The slot a private constraint line holds, read from its label: the text before its
+    first ``:`` or ``=`` (``congruence 3: ...``, ``P(H) = 1/2``, ``q0 + q1 + q2 = 13``),
+    else the whole line (``f(x) = 2x + 1 for x < t``). The label must be exactly one
+    quantity of the notation with nothing else beside it; otherwise the id is
+    ``UNPARSED + line`` (no request names it, so the rules responder never offers it).
+    Never raises for any ``line``; an unknown family is a ``KeyError``."""
+    grammar = _grammar(family)
+    if not isinstance(line, str):
+        return UNPARSED + repr(line)
+    try:
+        text = normalise(line)
+        cut = _LABEL_END.search(text)
+        for part in (text[:cut.start()] if cut else text, text):
+            spans = grammar.scan(part)
+            slots = {s for _, _, found in spans for s in found}
+            rest = part
+            for start, end, _ in reversed(spans):
+                rest = rest[:start] + rest[end:]
+            if len(slots) == 1 and not rest.strip():
+                return next(iter(slots))
+    except Exception:
+        pass
+    return UNPARSED + line
