@@ -19,7 +19,7 @@ import functools
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from tests.eval.openai_stub import JSONHandler, serve
 from pathlib import Path
 
 import pytest
@@ -327,25 +327,7 @@ class _State:
         self.release = threading.Event()
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def _send(self, status, payload, headers=()):
-        body = json.dumps(payload).encode()
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            for k, v in headers:
-                self.send_header(k, v)
-            self.end_headers()
-            self.wfile.write(body)
-        except OSError:   # the client gave up (timeouts)
-            pass
-
+class _Handler(JSONHandler):
     def do_POST(self):
         st: _State = self.server.state
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
@@ -376,26 +358,12 @@ class _Handler(BaseHTTPRequestHandler):
             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    # The default listen backlog (5) overflows when a whole window connects at once, and a
-    # dropped SYN is retried by the kernel only after a second: a spurious client timeout.
-    request_queue_size = 128
-
-
 @pytest.fixture(scope="module")
 def server():
     pytest.importorskip("openai")
-    httpd = _Server(("127.0.0.1", 0), _Handler)
-    httpd.state = _State()
-    httpd.handle_error = lambda request, address: None
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield httpd
-    httpd.state.release.set()
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(timeout=5)
+    with serve(_Handler, _State()) as httpd:
+        yield httpd
+        httpd.state.release.set()
 
 
 @pytest.fixture

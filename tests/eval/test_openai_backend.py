@@ -9,7 +9,7 @@ import json
 import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from tests.eval.openai_stub import JSONHandler, serve
 
 import pytest
 
@@ -48,25 +48,7 @@ def _reply(content, finish_reason="stop", refusal=None, n=0):
     }
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):  # quiet
-        pass
-
-    def _send(self, status, payload, headers=()):
-        body = json.dumps(payload).encode()
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            for k, v in headers:
-                self.send_header(k, v)
-            self.end_headers()
-            self.wfile.write(body)
-        except OSError:  # the client gave up (timeout test)
-            pass
-
+class _Handler(JSONHandler):
     def do_POST(self):
         state: _State = self.server.state
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
@@ -117,17 +99,9 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def server():
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-    httpd.daemon_threads = True
-    httpd.state = _State()
-    httpd.handle_error = lambda request, address: None
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield httpd
-    httpd.state.stop.set()
-    httpd.shutdown()
-    httpd.server_close()
-    thread.join(timeout=5)
+    with serve(_Handler, _State()) as httpd:
+        yield httpd
+        httpd.state.stop.set()
 
 
 @pytest.fixture(autouse=True)
