@@ -33,6 +33,7 @@ bench: venv
 	$(BIN)/python benchmarks/bench_runner.py
 	$(BIN)/python benchmarks/bench_memory.py
 	$(BIN)/python benchmarks/bench_startup.py
+	$(BIN)/python benchmarks/bench_slots.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

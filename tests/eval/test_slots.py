@@ -11,7 +11,6 @@ and a speed guard.
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
 from typing import Callable, Dict, List
 
@@ -482,24 +481,6 @@ def test_any_text_never_raises(family, text):
        value=st.one_of(st.none(), st.integers(), st.binary()))
 def test_non_strings_name_nothing(family, value):
     assert mentioned_slots(family, value) == frozenset()   # type: ignore[arg-type]
-
-
-def test_speed():
-    """Typical requests take well under 50 µs (measured ~12 µs on a laptop core); the guard
-    is loose so that slow CI machines do not flake."""
-    requests = ["What is the value of P(H)?", "Can you help me solve this?",
-                "Please tell me the third congruence.",
-                "What is R3? I need it for the equivalent resistance.", "What is E[s3][o2]?",
-                "What is the correlation between assets 1 and 2?"]
-    for family in families():
-        mentioned_slots(family, "warm up")
-    start, n = time.perf_counter(), 0
-    for _ in range(200):
-        for family in families():
-            for text in requests:
-                mentioned_slots(family, text)
-                n += 1
-    assert (time.perf_counter() - start) / n < 200e-6
 
 
 def _doc_examples():
