@@ -45,21 +45,16 @@ def make_responder(spec: str, solver=None, options=None):
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from eval.backends.base import GenParams
-    from eval.runner import RunConfig, RunError, data_files, load_data, run
+    from eval.runner import RunConfig, data_files, load_data, run
     from eval.solvers import make_solver
-    from generators.schema import DataError
 
     options = {"tensor_parallel_size": args.tensor_parallel_size, "max_model_len": args.max_model_len,
                "concurrency": args.concurrency, "timeout": args.timeout, "max_retries": args.max_retries,
                "max_tokens_param": args.api_max_tokens_param,
                "sampling_params": False if args.no_sampling_params else None}
     options = {k: v for k, v in options.items() if v is not None}
-    try:
-        files = data_files(args.config, args.data, args.release)
-        selection = load_data(files, args.families, args.ids, args.limit, args.shard)
-    except (RunError, DataError) as err:
-        print(f"mira-math eval: {err}", file=sys.stderr)
-        return 1
+    files = data_files(args.config, args.data, args.release)
+    selection = load_data(files, args.families, args.ids, args.limit, args.shard)
     if not selection.instances:
         print("mira-math eval: the selection is empty", file=sys.stderr)
         return 1
@@ -81,7 +76,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         result = run(args.out, selection, config, solver, responder, argv=sys.argv,
                      resume=args.resume, retry_errors=args.retry_errors, window=args.window,
                      concurrency=args.concurrency or 16)
-    except (RunError, ValueError) as err:
+    except ValueError as err:  # e.g. the split repeats a four-shot example
         print(f"mira-math eval: {err}", file=sys.stderr)
         return 1
     if result.repaired:
@@ -94,13 +89,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from eval.scoring import ScoringError, render_table, score, write_scores
+    from eval.scoring import render_table, score, write_scores
 
-    try:
-        scores = score(args.run_dirs)
-    except ScoringError as err:
-        print(f"mira-math score: {err}", file=sys.stderr)
-        return 1
+    scores = score(args.run_dirs)
     written = write_scores(scores)
     print(render_table(scores), end="")
     print("wrote " + ", ".join(str(p) for p in written))
@@ -109,26 +100,16 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from eval.report import report
-    from eval.scoring import ScoringError
 
-    try:
-        written = report(args.run_dirs, args.out)
-    except ScoringError as err:
-        print(f"mira-math report: {err}", file=sys.stderr)
-        return 1
+    written = report(args.run_dirs, args.out)
     print(f"wrote {written[0]} and {len(written) - 1} figures in {args.out}")
     return 0
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
     from eval.audit import AUDIT_JSON, audit, render_audit
-    from eval.scoring import ScoringError
 
-    try:
-        result = audit(args.run_dir)
-    except ScoringError as err:
-        print(f"mira-math audit: {err}", file=sys.stderr)
-        return 1
+    result = audit(args.run_dir)
     print(render_audit(result), end="")
     print(f"wrote {args.run_dir / AUDIT_JSON}")
     return 0

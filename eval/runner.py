@@ -25,13 +25,14 @@ from eval.episode import Episode
 from eval.prompts import check_fewshot_disjoint, prompt_hash
 from eval.protocol import PROTOCOL_VERSION
 from eval.solvers import RUN_SEED
+from generators.errors import MiraError
 from generators.schema import DataError, Instance, read_jsonl
 
 MANIFEST = "manifest.json"
 TRANSCRIPTS = "transcripts.jsonl"
 
 
-class RunError(RuntimeError):
+class RunError(MiraError, RuntimeError):
     """A run that must not start (bad data, a config that does not match a resumed run)."""
 
 

@@ -27,6 +27,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from eval.score_output import (SUMMARY_HEADER, fixed, json_value, pct, render_table, scores_csv,
                                scores_document, summary_row, write_scores)
+from generators.errors import MiraError
 from generators.schema import DataError, Instance, read_jsonl
 
 MANIFEST = "manifest.json"
@@ -74,7 +75,7 @@ DEFINITIONS: Dict[str, str] = {
 }
 
 
-class ScoringError(RuntimeError):
+class ScoringError(MiraError, RuntimeError):
     """Run directories that cannot be scored (missing files, mismatched shards)."""
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from generators import registry
+from generators.errors import MiraError
 
 DEFAULT_RELEASE = Path("mira-math")
 
@@ -64,21 +65,17 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     paths: List[Path] = []
     missing: List[str] = []
-    try:
-        for p in args.files:
-            if p.is_dir():
-                paths += family_files(p)
-                if (p / RELEASE_INFO).is_file():  # a release folder: every family it lists
-                    missing += [f"{p / data_path(name)}: missing (a family of {p / RELEASE_INFO})"
-                                for name in read_release_info(p)["families"]
-                                if not (p / data_path(name)).is_file()]
-            elif p.is_file():
-                paths.append(p)
-            else:
-                missing.append(f"{p}: no such file")
-    except DataError as err:
-        print(f"mira-math validate: {err}", file=sys.stderr)
-        return 1
+    for p in args.files:
+        if p.is_dir():
+            paths += family_files(p)
+            if (p / RELEASE_INFO).is_file():  # a release folder: every family it lists
+                missing += [f"{p / data_path(name)}: missing (a family of {p / RELEASE_INFO})"
+                            for name in read_release_info(p)["families"]
+                            if not (p / data_path(name)).is_file()]
+        elif p.is_file():
+            paths.append(p)
+        else:
+            missing.append(f"{p}: no such file")
     if missing:
         for problem in missing:
             print(f"mira-math validate: {problem}", file=sys.stderr)
@@ -87,29 +84,25 @@ def cmd_validate(args: argparse.Namespace) -> int:
     seen: Dict[str, str] = {}
     ids: Dict[str, str] = {}
     count = 0
-    try:
-        for path in paths:
-            for number, inst in enumerate(read_jsonl(path), start=1):  # one instance per line
-                count += 1
-                where = f"{path}:{number}"
-                if inst.id in ids:
-                    raise DataError(f"duplicate id {inst.id!r} (first in {ids[inst.id]})", str(path),
-                                    number, "id")
-                ids[inst.id] = where
-                try:
-                    family = registry.get(inst.family)
-                except KeyError as err:
-                    failures.append(f"{where}: {Failure(inst.id, 'schema', str(err))}")
-                    continue
-                failures += [f"{where}: {f}" for f in validate_instance(inst, family)]
-                for key, what in ((latent_key(inst), "latent state"), (view_key(inst), "solver view")):
-                    if key in seen:
-                        same = Failure(inst.id, "duplicate", f"same {what} as {seen[key]}")
-                        failures.append(f"{where}: {same}")
-                    seen.setdefault(key, inst.id)
-    except DataError as err:
-        print(f"mira-math validate: {err}", file=sys.stderr)
-        return 1
+    for path in paths:
+        for number, inst in enumerate(read_jsonl(path), start=1):  # one instance per line
+            count += 1
+            where = f"{path}:{number}"
+            if inst.id in ids:
+                raise DataError(f"duplicate id {inst.id!r} (first in {ids[inst.id]})", str(path),
+                                number, "id")
+            ids[inst.id] = where
+            try:
+                family = registry.get(inst.family)
+            except KeyError as err:
+                failures.append(f"{where}: {Failure(inst.id, 'schema', str(err))}")
+                continue
+            failures += [f"{where}: {f}" for f in validate_instance(inst, family)]
+            for key, what in ((latent_key(inst), "latent state"), (view_key(inst), "solver view")):
+                if key in seen:
+                    same = Failure(inst.id, "duplicate", f"same {what} as {seen[key]}")
+                    failures.append(f"{where}: {same}")
+                seen.setdefault(key, inst.id)
     for f in failures:
         print(f"FAIL {f}")
     print(f"validated {count} instances in {len(paths)} files: "
@@ -119,15 +112,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     from generators.release import read_release_info, verify_release
-    from generators.schema import DataError
 
-    try:
-        info = read_release_info(args.dir)
-        with _progress(int(info.get("total", 0)), "verify") as bar:
-            report = verify_release(args.dir, progress=lambda: bar.update(1))
-    except DataError as err:
-        print(f"mira-math verify: {err}", file=sys.stderr)
-        return 1
+    info = read_release_info(args.dir)
+    with _progress(int(info.get("total", 0)), "verify") as bar:
+        report = verify_release(args.dir, progress=lambda: bar.update(1))
     for p in report.problems:
         print(f"FAIL {p}")
     if report.ok:
@@ -142,7 +130,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_check_disjoint(args: argparse.Namespace) -> int:
     from generators.build import latent_key, view_key
     from generators.release import family_files
-    from generators.schema import DataError, read_jsonl
+    from generators.schema import read_jsonl
 
     def keys(folder: Path) -> Dict[str, str]:
         out: Dict[str, str] = {}
@@ -152,11 +140,7 @@ def cmd_check_disjoint(args: argparse.Namespace) -> int:
                 out.setdefault(view_key(inst), inst.id)
         return out
 
-    try:
-        first, second = keys(args.first), keys(args.second)
-    except DataError as err:
-        print(f"mira-math check-disjoint: {err}", file=sys.stderr)
-        return 1
+    first, second = keys(args.first), keys(args.second)
     if not first or not second:
         print("mira-math check-disjoint: a folder holds no instances", file=sys.stderr)
         return 1
@@ -171,13 +155,9 @@ def cmd_check_disjoint(args: argparse.Namespace) -> int:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from generators.publish import PublishError, plan, publish
+    from generators.publish import plan, publish
 
-    try:
-        the_plan = plan(args.dir, args.repo_id, args.tag, args.private)
-    except PublishError as err:
-        print(f"mira-math publish: {err}", file=sys.stderr)
-        return 1
+    the_plan = plan(args.dir, args.repo_id, args.tag, args.private)
     print(the_plan.describe())
     if args.dry_run:
         print("dry run: nothing uploaded")
@@ -289,7 +269,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except MiraError as err:  # bad data, a refused run, ...: one line, no traceback
+        print(f"mira-math {args.command}: {err}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, List, Optional, Tuple
 
+from generators.errors import MiraError
 from generators.release import read_release_info, verify_release
 
 REPO_TYPE = "dataset"
 
 
-class PublishError(RuntimeError):
+class PublishError(MiraError, RuntimeError):
     """The folder may not be published (it fails ``verify``)."""
 
 

@@ -13,12 +13,13 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Iterator, List, Optional, Tuple
 
+from generators.errors import MiraError
 from verifiers.exact import ANSWER_TYPES, from_canonical
 
 _FRACTION_RE = re.compile(r"^-?\d+/\d+$")
 
 
-class DataError(ValueError):
+class DataError(MiraError, ValueError):
     """A record that is not a valid instance; names the file, line and field."""
 
     def __init__(self, message: str, path: str = "<memory>", line: int = 0, field_name: str = ""):
