@@ -24,7 +24,7 @@ def first_call(self, calls):
     print(time.time(), len(calls), flush=True)
     os._exit(0)
 solvers.ReferenceSolver.generate = first_call
-from generators.cli import main
+from mira_cli.main import main
 main(["eval", "--solver", "reference", "--config", {config!r}, "--release", {release!r},
       "--out", {out!r}])
 """

@@ -28,6 +28,10 @@ PUBLIC_PER_TYPE = {"A": 20, "B": 50}
 RELEASE_INFO = "release_info.json"
 SPLIT = "test"
 
+# The committed release, found from the package's own location so that commands work from any
+# working directory (the repository is installed in editable mode).
+DEFAULT_RELEASE = Path(__file__).resolve().parent.parent / "mira-math"
+
 
 def data_path(family: str) -> str:
     return f"data/{family}/{SPLIT}.jsonl"

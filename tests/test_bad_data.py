@@ -25,7 +25,7 @@ import pytest
 import eval.solvers
 import generators.release
 from eval.solvers import NoAskSolver
-from generators.cli import main
+from mira_cli.main import main
 from generators.release import CHECKSUMS, data_path
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -108,7 +108,7 @@ def test_no_responder_turns(tmp_path):
 def test_against_the_rules_responder_disagreeing_on_purpose(tmp_path, capsys):
     from eval.responders.base import ResponderTurn as Call
     from eval.responders.rules import decide
-    from generators.cli import main
+    from mira_cli.main import main
 
     requests = ["What is P(H)?", "What is the prior probability P(H)?", "Tell me everything you know.",
                 "What is line 2?", "What are the coordinates of Q?", "What is cell (1,1)?"]

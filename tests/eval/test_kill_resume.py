@@ -6,8 +6,8 @@ torn last line is cut off with a message, a torn line in the middle is refused, 
 The solver is a test-only spec, ``scripted-slow``: deterministic replies that mix the
 reference solver's ask-then-solve with immediate guesses, a declined request and a format
 error (so the metrics are not all 1.0), sleeping a few ms per batch in the killed process
-only. The subprocess is ``python -m generators.cli eval`` in all but name: a ``python -c``
-driver that installs the spec (``install`` below) and calls ``generators.cli.main``.
+only. The subprocess is ``python -m mira_cli eval`` in all but name: a ``python -c``
+driver that installs the spec (``install`` below) and calls ``mira_cli.main.main``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import eval.solvers
 from eval.runner import TRANSCRIPTS
 from eval.scoring import score, scores_csv, scores_document
 from eval.solvers import ReferenceSolver
-from generators.cli import main
+from mira_cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = "scripted-slow"
@@ -85,7 +85,7 @@ DRIVER = ("import importlib.util, sys; "
           "spec = importlib.util.spec_from_file_location('kill_resume_driver', sys.argv[1]); "
           "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m); "
           "m.install(float(sys.argv[2])); "
-          "from generators.cli import main; sys.exit(main(sys.argv[3:]))")
+          "from mira_cli.main import main; sys.exit(main(sys.argv[3:]))")
 
 
 @pytest.fixture

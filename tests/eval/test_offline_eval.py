@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from generators.cli import main
+from mira_cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

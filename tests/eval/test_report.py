@@ -15,7 +15,7 @@ from eval.protocol import DECLINE_TEXT  # noqa: E402
 from eval.report import FIGURES, REPORT, report  # noqa: E402
 from eval.runner import load_data  # noqa: E402
 from eval.transcript import ResponderTurn, SolverTurn, Transcript  # noqa: E402
-from generators.cli import main  # noqa: E402
+from mira_cli.main import main  # noqa: E402
 from generators.schema import read_jsonl  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

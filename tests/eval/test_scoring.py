@@ -17,7 +17,7 @@ from eval.runner import load_data
 from eval.scoring import (METRICS, ScoringError, bootstrap_ci, fixed, render_table, score,
                           scores_document, write_scores)
 from eval.transcript import ResponderTurn, SolverTurn, Transcript
-from generators.cli import main
+from mira_cli.main import main
 from generators.schema import read_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ import pytest
 from huggingface_hub import HfApi
 
 from generators import publish as publishing
-from generators.cli import main
+from mira_cli.main import main
 
 RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from generators.cli import main
+from mira_cli.main import main
 from generators.reference_import import (CHECK_REPORT, FormatError, import_reference,
                                          read_source)
 from generators.release import check_manifest, data_path

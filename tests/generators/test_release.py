@@ -17,7 +17,7 @@ import pytest
 
 from generators import registry
 from generators.build import GENERATOR_VERSION, latent_key, view_key
-from generators.cli import main
+from mira_cli.main import main
 from generators.release import check_manifest, data_path, read_release_info, verify_release
 from generators.schema import read_jsonl
 from generators.validate import validate_instance

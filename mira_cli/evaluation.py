@@ -1,5 +1,5 @@
 """The evaluation subcommands of ``mira-math`` (``eval``, ``score``, ``report``, ``audit``);
-``generators.cli.build_parser`` adds them with :func:`add_commands`."""
+added by :mod:`mira_cli.main`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from generators.cli import DEFAULT_RELEASE
+from generators.release import DEFAULT_RELEASE
 
 
 def _shard(text: str):

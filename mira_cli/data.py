@@ -1,4 +1,5 @@
-"""``mira-math``: the project's one command (argparse subcommands, tqdm progress)."""
+"""The data subcommands of ``mira-math`` (``generate``, ``validate``, ``verify``,
+``check-disjoint``, ``publish``, ``import-reference``); :mod:`mira_cli.main` adds them."""
 
 from __future__ import annotations
 
@@ -8,9 +9,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from generators import registry
-from generators.errors import MiraError
-
-DEFAULT_RELEASE = Path("mira-math")
+from generators.release import DEFAULT_RELEASE
 
 
 def _per_type(text: str) -> Dict[str, int]:
@@ -211,11 +210,8 @@ def cmd_import_reference(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from eval.cli import add_commands as add_eval_commands
-
-    parser = argparse.ArgumentParser(prog="mira-math", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+def add_commands(sub) -> None:
+    """Add the data subcommands to ``mira-math``'s subparsers ``sub``."""
 
     g = sub.add_parser("generate", help="build a split (default: the public 20/50 release)")
     g.add_argument("--out", type=Path, default=None,
@@ -251,8 +247,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dir", type=Path, default=DEFAULT_RELEASE, help="release folder (default: mira-math)")
     p.set_defaults(func=cmd_publish)
 
-    add_eval_commands(sub)   # eval, score, report, audit (eval/cli.py)
-
     ir = sub.add_parser("import-reference",
                         help="convert the paper authors' released JSONL into a release folder")
     ir.add_argument("file", type=Path, metavar="FILE",
@@ -264,17 +258,3 @@ def build_parser() -> argparse.ArgumentParser:
     ir.add_argument("--strict", action="store_true",
                     help="with --check (implied): findings about the source data fail it too")
     ir.set_defaults(func=cmd_import_reference)
-    return parser
-
-
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return int(args.func(args))
-    except MiraError as err:  # bad data, a refused run, ...: one line, no traceback
-        print(f"mira-math {args.command}: {err}", file=sys.stderr)
-        return 1
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from generators.cli import main
+from mira_cli.main import main
 from generators.release import data_path
 from generators import registry
 
@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _run_cli(args, hashseed):
     env = {**os.environ, "PYTHONHASHSEED": str(hashseed), "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "generators.cli", *args], cwd=ROOT, env=env,
+    return subprocess.run([sys.executable, "-m", "mira_cli", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, check=True)
 
 
