@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from eval.scoring import fixed, json_value, load_runs
+from eval.scoring import fixed, json_value, load_records
 from generators.schema import Instance
 
 AUDIT_JSON = "audit.json"
@@ -104,8 +104,8 @@ def audit(run_dir: Path, decide: Optional[Decide] = None, write: bool = True) ->
 
         decide = rules_decide
     run_dir = Path(run_dir)
-    (run,) = load_runs([run_dir])
-    result = audit_records(run.records, decide, run.key.label)
+    info, records = load_records(run_dir)
+    result = audit_records(records, decide, info.label)
     if write:
         (run_dir / AUDIT_JSON).write_text(json.dumps(result.as_dict(), indent=2, ensure_ascii=False) + "\n",
                                           encoding="utf-8")

@@ -1,7 +1,8 @@
-"""Writing and showing scores: ``write_scores`` writes ``scores.json`` and ``scores.csv`` into
-a run's (first) directory, ``render_table`` is the terminal summary. The metrics themselves are
-computed in :mod:`eval.scoring`; they are exact fractions, rounded here (:func:`fixed`) only
-when written, so the files are byte-stable.
+"""Writing, reading back and showing scores: ``write_scores`` writes ``scores.json`` and
+``scores.csv`` into a run's (first) directory, ``cached_scores`` reads a ``scores.json`` back when
+it still matches the run's files (so ``report`` does not score again), ``render_table`` is the
+terminal summary. The metrics are computed in :mod:`eval.scoring` (this module imports it, never
+the reverse); they are exact fractions, rounded here only when written, so files are byte-stable.
 """
 
 from __future__ import annotations
@@ -9,66 +10,63 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from fractions import Fraction
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
-if TYPE_CHECKING:
-    from eval.scoring import GroupMetrics, RunScores
+from eval.scoring import (DEFINITIONS, METRICS, SCORES_VERSION, GroupMetrics, GroupScore, RunInfo,
+                          RunScores, content_fingerprint, fixed, json_value, pct)
 
-SCORES_VERSION = "1"
 SCORES_JSON = "scores.json"
 SCORES_CSV = "scores.csv"
 PLACES = 4                        # decimals written for every ratio / mean
-
-
-def fixed(value: Fraction, places: int = PLACES) -> str:
-    """Exact rounding (half to even) to ``places`` decimals, as text."""
-    q = round(value * 10 ** places)
-    digits = str(abs(q)).rjust(places + 1, "0")
-    return ("-" if q < 0 else "") + digits[:-places] + "." + digits[-places:]
 
 
 def cell(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, Fraction):
-        return fixed(value)
+        return fixed(value, PLACES)
     return str(value)
 
 
-def json_value(value: Any) -> Any:
-    if isinstance(value, Fraction):
-        return float(fixed(value))
-    return value
+def exact_value(value: Any) -> Any:
+    """A metric as JSON without rounding: a fraction as "p/q" text, ints as they are."""
+    return str(value) if isinstance(value, Fraction) else value
 
 
 def _rel(path: Path, base: Path) -> str:
-    import os
-
     return Path(os.path.relpath(path.resolve(), base.resolve())).as_posix()
 
 
-def scores_document(s: RunScores) -> Dict[str, Any]:
-    from eval.scoring import DEFINITIONS   # here, not above: eval.scoring imports this module
+def run_section(r: RunInfo) -> Dict[str, Any]:
+    c = r.config
+    return {"label": r.label, "solver": c.get("solver"), "responder": c.get("responder"),
+            "regime": r.regime, "condition": r.condition, "protocol": c.get("protocol", "paper"),
+            "split": r.split, "decoding": r.decoding, "run_hash": r.run_hash,
+            "shard_count": r.shard_count, "shards_present": sorted(r.shards_present),
+            "shards": [_rel(d, r.out_dir) for d in r.dirs],
+            "config_hashes": [m.get("config_hash") for m in r.manifests],
+            "dataset_files": (r.manifests[0].get("dataset") or {}).get("files"),
+            "dataset_checksum": r.dataset_checksum,
+            "transcripts": r.transcripts, "selected": r.expected, "missing": r.missing,
+            "status": r.status, "fingerprint": r.fingerprint}
 
-    k, run = s.run.key, s.run
+
+def scores_document(s: RunScores) -> Dict[str, Any]:
     return {
         "scores_version": SCORES_VERSION,
-        "run": {"label": k.label, "solver": k.solver, "responder": k.responder, "regime": k.regime,
-                "condition": k.condition, "protocol": k.protocol, "run_hash": run.run_hash,
-                "shards": [_rel(d, run.out_dir) for d in run.dirs],
-                "config_hashes": [m.get("config_hash") for m in run.manifests],
-                "dataset_files": (run.manifests[0].get("dataset") or {}).get("files"),
-                "dataset_checksum": (run.manifests[0].get("dataset") or {}).get("checksum"),
-                "transcripts": len(run.records), "selected": run.expected,
-                "missing": max(0, run.expected - len(run.records))},
+        "run": run_section(s.run),
         "notes": ["errored transcripts are counted in 'errored' and excluded from every other metric",
-                  f"ratios and means are exact fractions rounded half-to-even to {PLACES} decimals",
-                  "canonical offers are checked against the instance's hint constraints"],
+                  f"ratios and means are exact fractions rounded half-to-even to {PLACES} decimals; "
+                  "'exact' holds them unrounded",
+                  "canonical offers are checked against the instance's hint constraints",
+                  "instances are keyed by (seed set, id)"],
         "definitions": DEFINITIONS,
         "groups": [{"kind": g.kind, "group": g.group,
-                    "metrics": {m: json_value(v) for m, v in g.metrics.as_dict().items()}}
+                    "metrics": {m: json_value(v) for m, v in g.metrics.as_dict().items()},
+                    "exact": {m: exact_value(v) for m, v in g.metrics.as_dict().items()}}
                    for g in s.groups],
         "deltas": {"paired_with": s.paired_with,
                    "accuracy_delta_4s_minus_zs": [
@@ -79,9 +77,12 @@ def scores_document(s: RunScores) -> Dict[str, Any]:
 
 
 def scores_csv(s: RunScores) -> str:
+    """Long format: run, group_kind, group, metric, value; the run's status rows first."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["run", "group_kind", "group", "metric", "value"])
+    writer.writerow([s.label, "run", "all", "status", "complete" if s.run.complete else "INCOMPLETE"])
+    writer.writerow([s.label, "run", "all", "missing", s.run.missing])
     for g in s.groups:
         for metric, value in g.metrics.as_dict().items():
             writer.writerow([s.label, g.kind, g.group, metric, cell(value)])
@@ -90,20 +91,51 @@ def scores_csv(s: RunScores) -> str:
     return buf.getvalue()
 
 
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def write_scores(scores: Sequence[RunScores]) -> List[Path]:
+    """Each run's files into its first directory, each written whole or not at all."""
     written = []
     for s in scores:
         out = s.run.out_dir
-        (out / SCORES_JSON).write_text(json.dumps(scores_document(s), indent=2, ensure_ascii=False) + "\n",
-                                       encoding="utf-8")
-        (out / SCORES_CSV).write_text(scores_csv(s), encoding="utf-8")
+        _write_atomic(out / SCORES_CSV, scores_csv(s))
+        _write_atomic(out / SCORES_JSON, json.dumps(scores_document(s), indent=2, ensure_ascii=False) + "\n")
         written += [out / SCORES_JSON, out / SCORES_CSV]
     return written
 
 
-def pct(value: Optional[Fraction]) -> str:
-    return "-" if value is None else fixed(value * 100, 1)
+def _metrics_from_exact(exact: Dict[str, Any]) -> GroupMetrics:
+    values = {m: (Fraction(v) if isinstance(v, str) else v) for m, v in exact.items()}
+    return GroupMetrics(**{m: values[m] for m in METRICS})
 
+
+def cached_scores(info: RunInfo) -> Optional[RunScores]:
+    """The run's scores.json when it was written by this scoring version for exactly these files
+    (manifests and transcripts, checked by their fingerprint), else None."""
+    path = info.out_dir / SCORES_JSON
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        run = doc["run"]
+        if doc.get("scores_version") != SCORES_VERSION or run.get("fingerprint") != content_fingerprint(info):
+            return None
+        if sorted(_rel(d, info.out_dir) for d in info.dirs) != sorted(run["shards"]):
+            return None
+        groups = [GroupScore(g["kind"], g["group"], _metrics_from_exact(g["exact"])) for g in doc["groups"]]
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return None                       # unreadable or older: score again
+    info.transcripts, info.expected = run["transcripts"], run["selected"]
+    info.seed_sets = run["split"].split("+") if run["split"] != "-" else []
+    info.fingerprint = run["fingerprint"]
+    return RunScores(info, groups)
+
+
+# ------------------------------------------------------------------ the terminal table
 
 def num(value: Optional[Fraction], places: int = 2) -> str:
     return "-" if value is None else fixed(value, places)
@@ -115,23 +147,33 @@ def _table(header: List[str], rows: List[List[str]]) -> str:
     return "\n".join([line(header), "  ".join("-" * w for w in widths)] + [line(r) for r in rows])
 
 
+def trace_cell(m: GroupMetrics) -> str:
+    """no canonical / canonical wrong / correct shares, unreadable counts in brackets."""
+    return (f"{pct(m.trace_no_canonical)} ({m.trace_no_canonical_unreadable})/"
+            f"{pct(m.trace_canonical_wrong)} ({m.trace_canonical_wrong_unreadable})/{pct(m.trace_correct)}")
+
+
 def summary_row(m: GroupMetrics) -> List[str]:
     ci = f"[{pct(m.accuracy_ci_low)}, {pct(m.accuracy_ci_high)}]" if m.accuracy is not None else ""
     return [str(m.n), str(m.errored), pct(m.accuracy), ci, f"{pct(m.chance)} ({m.chance_n})",
-            f"{pct(m.hit_rate)} ({m.no_request})", pct(m.first_request_success), num(m.avg_requests),
-            num(m.avg_declines), num(m.avg_hints), num(m.requests_before_first_offer),
-            num(m.avg_tokens, 1), str(m.format_errors),
-            "/".join(pct(x) for x in (m.trace_no_canonical, m.trace_canonical_wrong, m.trace_correct)),
-            str(m.noncanonical_offers)]
+            f"{pct(m.hit_rate)} ({m.no_request})", pct(m.offer_rate), pct(m.first_request_success),
+            pct(m.first_request_offer), num(m.avg_requests), num(m.avg_declines), num(m.avg_hints),
+            num(m.requests_before_first_offer), num(m.avg_tokens, 1), str(m.format_errors),
+            f"{pct(m.unreadable)} ({m.unreadable_n})", f"{pct(m.fallback_share)} ({m.fallback_answers})",
+            trace_cell(m), str(m.noncanonical_offers)]
 
 
-SUMMARY_HEADER = ["run", "n", "err", "acc%", "95% CI", "chance% (n)", "hit% (no req)", "1st%", "req",
-                  "decl", "hints", "req<offer", "tokens", "fmt", "trace nc/cw/ok %", "noncanon"]
+SUMMARY_HEADER = ["run", "n", "err", "acc%", "95% CI", "chance% (n)", "hit% (no req)", "offer%", "1st%",
+                  "1st-any%", "req", "decl", "hints", "req<offer", "tokens", "fmt", "unread% (n)",
+                  "fallback% (n)", "trace nc (unread)/cw (unread)/ok %", "noncanon"]
 
 
 def render_table(scores: Sequence[RunScores]) -> str:
-    """Overall metrics per run, then accuracy by type / difficulty / family, and the deltas."""
-    parts = [_table(SUMMARY_HEADER, [[s.label] + summary_row(s.overall) for s in scores])]
+    """Runs (with status), overall metrics, accuracy by type / difficulty / family, deltas."""
+    runs = [[s.label, s.run.split, s.run.decoding, str(s.run.transcripts), str(s.run.expected),
+             s.run.status] for s in scores]
+    parts = [_table(["run", "split", "decoding", "transcripts", "selected", "status"], runs),
+             _table(SUMMARY_HEADER, [[s.label] + summary_row(s.overall) for s in scores])]
     for kind in ("type", "difficulty", "family"):
         names = sorted({g.group for s in scores for g in s.groups if g.kind == kind})
         rows = []
@@ -143,10 +185,19 @@ def render_table(scores: Sequence[RunScores]) -> str:
             rows.append(row)
         parts.append(f"accuracy % by {kind}:\n" + _table([kind] + [s.label for s in scores], rows))
     for s in scores:
-        if s.deltas and s.run.key.regime == "4s":
+        if s.deltas and s.run.regime == "4s":
             rows = [[d.group, pct(d.zero_shot), pct(d.four_shot), pct(d.delta)] for d in s.deltas]
             parts.append(f"four-shot minus zero-shot accuracy (points), {s.label} vs {s.paired_with}:\n"
                          + _table(["group", "zs%", "4s%", "delta"], rows))
-    parts.append("errored transcripts are excluded from every metric but 'err'; hit% is over "
-                 "instances with >= 1 request (count without in brackets)")
+    incomplete = [s.label for s in scores if not s.run.complete]
+    if incomplete:
+        parts.append("INCOMPLETE runs (a shard or transcripts missing; resume them before comparing): "
+                     + "; ".join(incomplete))
+    parts.append("errored transcripts are excluded from every metric but 'err'; hit% and 1st% count "
+                 "canonical offers, offer% and 1st-any% any offer; hit% is over instances with >= 1 "
+                 "request (count without in brackets); fallback%: answers without an ANSWER: line")
     return "\n\n".join(parts) + "\n"
+
+
+__all__ = ["PLACES", "SCORES_CSV", "SCORES_JSON", "SUMMARY_HEADER", "cached_scores", "cell", "num",
+           "render_table", "scores_csv", "scores_document", "summary_row", "trace_cell", "write_scores"]

@@ -83,19 +83,21 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"note: {result.repaired}", file=sys.stderr)
     done = result.ran - result.errors
     print(f"{args.out}: {result.ran} run ({result.skipped} already finished), {result.correct}/{done} "
-          f"correct, {result.errors} errors, {result.calls.get('solver_calls', 0)} solver calls, "
+          f"correct, {result.errors} errors, "
+          f"{result.calls.get('solver_requests', result.calls.get('solver_calls', 0))} solver calls, "
           f"{result.wall_s:.2f} s")
     return 0
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from eval.scoring import render_table, score, write_scores
+    from eval.score_output import render_table, write_scores
+    from eval.scoring import score
 
     scores = score(args.run_dirs)
     written = write_scores(scores)
     print(render_table(scores), end="")
     print("wrote " + ", ".join(str(p) for p in written))
-    return 0
+    return 0 if all(s.run.complete for s in scores) else 3
 
 
 def cmd_report(args: argparse.Namespace) -> int:
