@@ -609,9 +609,10 @@ def accuracy_deltas(zero_shot: Sequence[GroupScore], four_shot: Sequence[GroupSc
 
 # ================================================================== runs: identity and labels
 
-def short_spec(spec: str, limit: int = 28) -> str:
-    """A model spec short enough for a label: an API URL loses its scheme and /v1, a local path
-    keeps its last part, and anything still long is cut in the middle ("…")."""
+def short_spec(spec: str, limit: int = 36) -> str:
+    """A model spec short enough for a label: a Hub id or path keeps its last part, an API URL
+    only its host's first name and port; anything still long is cut in the middle ("…"). The
+    full spec is in the Runs table."""
     prefix = ""
     if spec.startswith("llm:"):
         prefix, spec = "llm:", spec[4:]
@@ -619,11 +620,13 @@ def short_spec(spec: str, limit: int = 28) -> str:
     if not sep:
         return prefix + spec
     model, at, url = rest.partition("@")
-    if "/" in model and (model.startswith((".", "/", "~")) or model.count("/") > 1):
-        model = model.rstrip("/").rsplit("/", 1)[-1]
+    model = model.rstrip("/").rsplit("/", 1)[-1] or model
     if at:
-        url = url.split("://", 1)[-1].rstrip("/")
-        url = url[:-3] if url.endswith("/v1") else url
+        host = url.split("://", 1)[-1].split("/", 1)[0]
+        name, colon, port = host.partition(":")
+        if not name.replace(".", "").isdigit():
+            name = name.split(".", 1)[0]
+        url = name + (colon + port if colon else "")
     text = f"{kind}:{model}" + (f"@{url}" if at else "")
     if len(text) > limit:
         text = text[:limit // 2] + "…" + text[-(limit - limit // 2 - 1):]
