@@ -152,7 +152,8 @@ def _preview(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _json_lines(path: Path, digest: Optional[Any] = None) -> Iterator[Tuple[int, Any]]:
+def _json_lines(path: Path, digest: Optional[Any] = None, what: str = "a transcript line"
+                ) -> Iterator[Tuple[int, Any]]:
     """(line number, parsed JSON) for each non-empty line, streamed; one-line errors for bytes
     that are not UTF-8, not JSON, nested too deep or with integers too long to read."""
     with path.open("rb") as fh:
@@ -164,13 +165,13 @@ def _json_lines(path: Path, digest: Optional[Any] = None) -> Iterator[Tuple[int,
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as err:
-                raise ScoringError(f"{path}:{number}: not UTF-8 (byte {err.start})") from None
+                raise ScoringError(f"{path}:{number}: not {what} (not UTF-8: byte {err.start})") from None
             try:
                 yield number, json.loads(text)
             except RecursionError:
-                raise ScoringError(f"{path}:{number}: JSON nested too deeply") from None
+                raise ScoringError(f"{path}:{number}: not {what} (JSON nested too deeply)") from None
             except ValueError as err:
-                raise ScoringError(f"{path}:{number}: not JSON ({str(err)[:80]})") from None
+                raise ScoringError(f"{path}:{number}: not {what} (not JSON: {str(err)[:80]})") from None
 
 
 def _instance_info(row: Any, where: str) -> InstanceInfo:
@@ -210,7 +211,7 @@ def _file_infos(path: Path) -> Tuple[str, List[InstanceInfo]]:
             digest.update(block)
     key = (str(path.resolve()), digest.hexdigest())
     if key not in _INFO_CACHE:
-        _INFO_CACHE[key] = [_instance_info(row, f"{path}:{n}") for n, row in _json_lines(path)]
+        _INFO_CACHE[key] = [_instance_info(row, f"{path}:{n}") for n, row in _json_lines(path, what="an instance line")]
     return key[1], _INFO_CACHE[key]
 
 
@@ -609,7 +610,7 @@ def accuracy_deltas(zero_shot: Sequence[GroupScore], four_shot: Sequence[GroupSc
 
 # ================================================================== runs: identity and labels
 
-def short_spec(spec: str, limit: int = 36) -> str:
+def short_spec(spec: str, limit: int = 44) -> str:
     """A model spec short enough for a label: a Hub id or path keeps its last part, an API URL
     only its host's first name and port; anything still long is cut in the middle ("…"). The
     full spec is in the Runs table."""

@@ -132,7 +132,7 @@ def test_against_the_rules_responder_disagreeing_on_purpose(tmp_path, capsys):
 
 
 def audit_records_from(run_dir, decide):
-    from eval.scoring import load_runs
+    from eval.scoring import load_records
 
-    (run,) = load_runs([run_dir])
-    return audit_records(run.records, decide, run.key.label)
+    info, records = load_records(run_dir)
+    return audit_records(records, decide, info.label)

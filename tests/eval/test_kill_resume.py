@@ -25,7 +25,8 @@ import pytest
 
 import eval.solvers
 from eval.runner import TRANSCRIPTS
-from eval.scoring import score, scores_csv, scores_document
+from eval.score_output import scores_csv, scores_document
+from eval.scoring import score
 from eval.solvers import ReferenceSolver
 from mira_cli.main import main
 

@@ -23,7 +23,8 @@ FILES = ["mira-math/data/bayes_missing_prior/test.jsonl", "mira-math/data/discre
 INSTANCES = [i for f in FILES for i in list(read_jsonl(ROOT / f))[::25]]   # both types, d1-d3
 CHECKSUM = load_data([ROOT / f for f in FILES]).checksum
 EXPECTED_FIGURES = ["fig_accuracy.png", "fig_accuracy_by_type.png", "fig_accuracy_by_difficulty.png",
-                    "fig_trace_decomposition.png", "fig_family_heatmap.png"]
+                    "fig_family_heatmap.png", "fig_fewshot_deltas.png", "fig_request_quality.png",
+                    "fig_trace_decomposition.png"]
 
 
 def episode(inst, kind):
@@ -38,10 +39,10 @@ def episode(inst, kind):
     return turns
 
 
-def write_run(run_dir, solver, regime, pattern):
+def write_run(run_dir, solver, regime, pattern, instances=INSTANCES, selected=None, **config):
     run_dir.mkdir(parents=True)
     rows = []
-    for n, inst in enumerate(INSTANCES):
+    for n, inst in enumerate(instances):
         kind = pattern[n % len(pattern)]
         rows.append(Transcript(
             id=inst.id, family=inst.family, type=inst.type, difficulty=inst.difficulty, budget=inst.budget,
@@ -51,8 +52,9 @@ def write_run(run_dir, solver, regime, pattern):
             tokens_est=1.3 * (n + 1)).to_json_line())
     manifest = {"config_hash": f"{solver}-{regime}", "run_hash": f"{solver}-{regime}",
                 "config": {"solver": solver, "responder": "rules", "regime": regime, "condition": "standard",
-                           "protocol": "paper"},
-                "dataset": {"files": FILES, "checksum": CHECKSUM, "instances": len(rows)}}
+                           "protocol": "paper", **config},
+                "dataset": {"files": FILES, "checksum": CHECKSUM,
+                            "instances": len(rows) if selected is None else selected}}
     (run_dir / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     (run_dir / "transcripts.jsonl").write_text("".join(rows), encoding="utf-8")
     return run_dir
@@ -90,7 +92,7 @@ def test_same_inputs_give_the_same_files(runs, tmp_path):
     report(runs, tmp_path / "a")
     assert main(["report", *map(str, runs), "--out", str(tmp_path / "b")]) == 0
     assert digests(tmp_path / "a") == digests(tmp_path / "b")
-    assert len(digests(tmp_path / "a")) == 6
+    assert len(digests(tmp_path / "a")) == 1 + len(EXPECTED_FIGURES)
     report(runs[:1], tmp_path / "c")                                 # other inputs, other figures
     assert digests(tmp_path / "c")["fig_accuracy.png"] != digests(tmp_path / "a")["fig_accuracy.png"]
     assert "No run is given in both regimes." in (tmp_path / "c" / REPORT).read_text(encoding="utf-8")
@@ -100,3 +102,33 @@ def test_report_writes_nothing_into_the_run_dirs(runs, tmp_path):
     before = [digests(r) for r in runs]
     report(runs, tmp_path / "out")
     assert [digests(r) for r in runs] == before
+
+
+def test_report_reuses_current_scores_and_rescores_changed_runs(runs, tmp_path, monkeypatch):
+    import eval.report as report_module
+
+    assert main(["score", *map(str, runs)]) == 0
+    report(runs, tmp_path / "scored")                            # scores.json written by score
+    calls = []
+    monkeypatch.setattr(report_module, "score_run", lambda info: calls.append(info) or 1 / 0)
+    report(runs, tmp_path / "reused")                                 # no scoring at all
+    assert calls == [] and digests(tmp_path / "reused") == digests(tmp_path / "scored")
+    with (runs[0] / "transcripts.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write("\n")                                              # the files changed: score again
+    with pytest.raises(ZeroDivisionError):
+        report(runs, tmp_path / "changed")
+    assert len(calls) == 1 and calls[0].out_dir == runs[0]
+
+
+def test_runs_table_incomplete_runs_long_labels_and_missing_families(tmp_path):
+    url = "openai:Qwen/Qwen2.5-7B-Instruct@http://gpu-node-17.cluster.example.org:8000/v1"
+    bayes = [i for i in INSTANCES if i.family == "bayes_missing_prior"]
+    runs = [write_run(tmp_path / "a", url, "zs", [0, 1], solver_params={"temperature": 0.7}),
+            write_run(tmp_path / "b", "model-y", "zs", [2], instances=bayes, selected=len(bayes) + 3)]
+    report(runs, tmp_path / "out")
+    text = (tmp_path / "out" / REPORT).read_text(encoding="utf-8")
+    assert "openai:Qwen2.5-7B-Instruct@gpu-node-17:8000 \\| rules \\| zs" in text      # short label
+    assert f"`{url}`" in text and "temperature=0.7" in text and "public-20-50" in text   # full spec, decoding, split
+    assert "INCOMPLETE (3 missing)" in text and "**INCOMPLETE runs**" in text
+    assert "not evaluated" in text                                   # model-y never saw tomography
+    assert "hit rate any offer %" in text and "unreadable % (n)" in text

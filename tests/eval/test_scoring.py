@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import random
+import subprocess
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -14,8 +17,9 @@ import pytest
 
 from eval.protocol import DECLINE_TEXT
 from eval.runner import load_data
-from eval.scoring import (METRICS, ScoringError, bootstrap_ci, fixed, render_table, score,
-                          scores_document, write_scores)
+from eval.score_output import render_table, scores_csv, scores_document, write_scores
+from eval.scoring import (METRICS, ScoringError, binomial_quantiles, bootstrap_ci, fixed, score,
+                          short_spec)
 from eval.transcript import ResponderTurn, SolverTurn, Transcript
 from mira_cli.main import main
 from generators.schema import read_jsonl
@@ -64,20 +68,20 @@ def transcript(iid, turns, correct, tokens, regime="zs", solver="model-x", error
 
 
 def write_run(run_dir, transcripts, regime="zs", solver="model-x", run_hash=None, shard=None,
-              selected=None, files=FILES):
+              selected=None, files=FILES, checksum=CHECKSUM, **config):
     run_dir.mkdir(parents=True)
     run_hash = run_hash or f"hash-{solver}-{regime}"
     manifest = {
         "config_hash": run_hash + (f"-shard{shard}" if shard is not None else ""),
         "run_hash": run_hash,
         "config": {"solver": solver, "responder": "rules", "regime": regime, "condition": "standard",
-                   "protocol": "paper", "selection": {"shard": shard}},
-        "dataset": {"files": list(files), "checksum": CHECKSUM,
+                   "protocol": "paper", "selection": {"shard": shard}, **config},
+        "dataset": {"files": [str(f) for f in files], "checksum": checksum,
                     "instances": len(transcripts) if selected is None else selected},
     }
     (run_dir / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-    (run_dir / "transcripts.jsonl").write_text("".join(t.to_json_line() for t in transcripts),
-                                               encoding="utf-8")
+    (run_dir / "transcripts.jsonl").write_text(
+        "".join(t if isinstance(t, str) else t.to_json_line() for t in transcripts), encoding="utf-8")
     return run_dir
 
 
@@ -130,18 +134,80 @@ def test_overall_metrics_match_hand_computation(zs_run):
     assert m["accuracy"] == val("3/5")
     assert m["chance"] == val(Fraction(1, 3) * (Fraction(1, 2) + Fraction(1, 3) + Fraction(1, 2)))  # 4/9
     assert m["chance_n"] == 3
-    # per instance offers/requests: T2 0/2, T3 1/1, T4 2/3, T5 1/2; T1 has no request
-    assert m["hit_rate"] == val((0 + 1 + Fraction(2, 3) + Fraction(1, 2)) / 4) == 0.5417
+    # canonical offers/requests: T2 0/2, T3 1/1, T4 1/3 (its first offer is noncanonical), T5 1/2
+    assert m["hit_rate"] == val((0 + 1 + Fraction(1, 3) + Fraction(1, 2)) / 4) == 0.4583
+    # the paper's any-offer version: T4 2/3
+    assert m["offer_rate"] == val((0 + 1 + Fraction(2, 3) + Fraction(1, 2)) / 4) == 0.5417
     assert m["hit_rate_n"] == 4 and m["no_request"] == 1
-    assert m["first_request_success"] == val("2/5")          # T3, T4 (a noncanonical offer counts)
+    assert m["first_request_success"] == val("1/5")          # T3 only: T4's first offer is noncanonical
+    assert m["first_request_offer"] == val("2/5")            # T3, T4
     assert m["avg_requests"] == val("8/5") and m["avg_declines"] == val("4/5") and m["avg_hints"] == val("4/5")
     assert m["requests_before_first_offer"] == val(Fraction(0 + 0 + 1, 3)) and m["first_offer_n"] == 3
     assert m["avg_tokens"] == val(Fraction("109.2") / 5) == 21.84
     assert m["format_errors"] == 2 and m["avg_format_errors"] == val("2/5") and m["format_error_instances"] == 1
     assert m["responder_errors"] == 1
+    assert m["answered"] == 5 and m["unreadable"] == 0 and m["fallback_answers"] == 0
+    assert m["fallback_share"] == 0
     # trace: T1 no canonical; T4 canonical but wrong; T2, T3, T5 correct (T2 without any hint)
     assert (m["trace_no_canonical"], m["trace_canonical_wrong"], m["trace_correct"]) == (0.2, 0.2, 0.6)
     assert m["noncanonical_offers"] == 1 and m["noncanonical_offer_share"] == 0.2
+
+
+def test_noncanonical_offers_are_not_successes(tmp_path):
+    """Asking for a fact the solver holds (geometry's Q) is an offer, not a first-request success."""
+    geo = INSTANCES["geo-000140"]
+    turns = [ask("Q?"), offer("Q?", geo.responder[1], True), answer("1")]
+    (s,) = score([write_run(tmp_path / "r", [transcript("geo-000140", turns, False, 1.3)])])
+    m = s.overall
+    assert (m.first_request_success, m.first_request_offer) == (0, 1)
+    assert (m.hit_rate, m.offer_rate) == (0, 1)
+    assert m.trace_no_canonical == 1 and m.noncanonical_offers == 1
+
+
+def verdict_run(tmp_path, rows):
+    """rows: [(id, final answer, parsed, correct, answer_source)]"""
+    out = []
+    for iid, final, parsed, correct, source in rows:
+        t = transcript(iid, [answer(final or "")], correct, 1.3)
+        t.final_answer = final
+        t.verdict = {"correct": correct, "expected": "?", "parsed": parsed,
+                     "reason": "unreadable: x" if final is not None and parsed is None else "r"}
+        line = json.loads(t.to_json_line())
+        if source is not None:
+            line["turns"][-1]["answer_source"] = source
+        out.append(json.dumps(line) + "\n")
+    return write_run(tmp_path / "v", out)
+
+
+def test_unreadable_answers_and_format_compliance(tmp_path, capsys):
+    geo = INSTANCES["geo-000140"]
+    run = verdict_run(tmp_path, [
+        ("bay-000000", "The answer is 9/59.", None, False, "marker"),   # unreadable, no hint
+        ("bay-000020", "15/17", "15/17", True, "fallback"),            # correct, by the fallback
+        ("geo-000120", None, None, False, None),                       # no answer at all: not unreadable
+        ("dis-001110", "0", "0", False, None),                         # readable and wrong
+    ])
+    # geo-000140: canonical hint acquired, then an unreadable answer
+    t = transcript("geo-000140", [ask("line 2?"), offer("line 2?", geo.responder[0], True),
+                                  answer("hmm")], False, 1.3)
+    t.verdict["parsed"] = None
+    with (run / "transcripts.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write(t.to_json_line())
+    (s,) = score([run])
+    m = s.overall
+    assert m.n == 5 and m.answered == 4 and m.unreadable_n == 2 and m.unreadable == Fraction(2, 5)
+    assert m.trace_no_canonical_unreadable == 1 and m.trace_canonical_wrong_unreadable == 1
+    assert m.fallback_answers == 1 and m.fallback_share == Fraction(1, 4)
+    rows = list(csv.reader(io_lines(scores_csv(s))))
+    assert ["model-x | rules | zs", "all", "all", "unreadable", "0.4000"] in rows
+    assert ["model-x | rules | zs", "all", "all", "fallback_share", "0.2500"] in rows
+    assert ["model-x | rules | zs", "all", "all", "trace_canonical_wrong_unreadable", "1"] in rows
+    table = render_table([s])
+    assert "40.0 (2)" in table and "25.0 (1)" in table and "60.0 (1)/20.0 (1)/20.0" in table
+
+
+def io_lines(text):
+    return text.splitlines()
 
 
 def test_trace_shares_sum_to_one_exactly(zs_run):
@@ -168,25 +234,62 @@ def test_groups_by_type_family_difficulty(zs_run):
     bayes, geo = metrics(doc, "family", "bayes_missing_prior"), metrics(doc, "family", "geometry_coordinates")
     assert (bayes["accuracy"], bayes["chance"], bayes["chance_n"]) == (0.5, None, 0)
     assert (geo["accuracy"], geo["chance"], geo["chance_n"]) == (0.5, val(Fraction(5, 12)), 2)
-    assert geo["hit_rate"] == val((1 + Fraction(2, 3)) / 2) and geo["format_errors"] == 2
+    assert geo["hit_rate"] == val((1 + Fraction(1, 3)) / 2) and geo["offer_rate"] == val((1 + Fraction(2, 3)) / 2)
+    assert geo["format_errors"] == 2
     assert metrics(doc, "difficulty", "1")["accuracy"] == val("2/3")
     d2 = metrics(doc, "difficulty", "2")
     assert (d2["n"], d2["errored"], d2["accuracy"], d2["requests_before_first_offer"]) == (2, 1, 0.5, 0.0)
     empty = metrics(doc, "difficulty_type", "2/B")                  # only the errored T6
     assert empty["n"] == 0 and empty["errored"] == 1
     assert all(empty[k] is None for k in ("accuracy", "accuracy_ci_low", "hit_rate", "avg_tokens"))
+    exact = next(g["exact"] for g in doc["groups"] if g["kind"] == "all")
+    assert exact["hit_rate"] == "11/24" and exact["chance"] == "4/9"   # unrounded, for reuse
 
 
-def test_bootstrap_interval_is_the_documented_percentiles(zs_run):
+# ------------------------------------------------------------------ the bootstrap interval
+
+def exact_quantiles(k, n):
+    """Slow reference: the exact Binomial(n, k/n) CDF in fractions, full range."""
+    p = Fraction(k, n)
+    out, cdf, levels = [], Fraction(0), [Fraction(1, 40), Fraction(39, 40)]
+    for s in range(n + 1):
+        cdf += math.comb(n, s) * p ** s * (1 - p) ** (n - s)
+        while levels and cdf >= levels[0]:
+            out.append(s)
+            levels.pop(0)
+    return out
+
+
+def resampled_ci(k, n, resamples=20000, seed=7):
+    """Slow reference: the classic Monte Carlo percentile bootstrap."""
+    values = [1] * k + [0] * (n - k)
+    rng = random.Random(seed)
+    sums = sorted(sum(rng.choices(values, k=n)) for _ in range(resamples))
+    return sums[resamples * 25 // 1000], sums[resamples * 975 // 1000 - 1]
+
+
+def test_bootstrap_equals_the_exact_binomial_reference():
+    for n in range(1, 41):
+        for k in range(n + 1):
+            assert binomial_quantiles(k, n) == exact_quantiles(k, n), (k, n)
+
+
+def test_bootstrap_agrees_with_resampling_on_small_inputs():
+    for k, n in [(3, 5), (7, 20), (13, 40), (50, 120), (1, 30)]:
+        low, high = bootstrap_ci(k, n)
+        ref_low, ref_high = resampled_ci(k, n)
+        assert abs(low * n - ref_low) <= 1 and abs(high * n - ref_high) <= 1, (k, n)
+
+
+def test_bootstrap_interval_in_the_scores(zs_run):
     (s,) = score([zs_run])
     m = s.overall
-    outcomes = [0, 1, 1, 0, 1]                                          # T1..T5, dataset order
-    rng = random.Random(0)
-    sums = sorted(sum(rng.choices(outcomes, k=5)) for _ in range(2000))
-    assert (m.accuracy_ci_low, m.accuracy_ci_high) == (Fraction(sums[50], 5), Fraction(sums[1949], 5))
+    low, high = exact_quantiles(3, 5)                                  # T1..T5: 3 of 5 correct
+    assert (m.accuracy_ci_low, m.accuracy_ci_high) == (Fraction(low, 5), Fraction(high, 5))
     assert m.accuracy_ci_low <= m.accuracy <= m.accuracy_ci_high
-    assert bootstrap_ci([True] * 7) == (1, 1) and bootstrap_ci([]) is None
-    assert bootstrap_ci([True, False] * 20) == bootstrap_ci([True, False] * 20)
+    assert bootstrap_ci(7, 7) == (1, 1) and bootstrap_ci(0, 0) is None and bootstrap_ci(0, 9) == (0, 0)
+    big = bootstrap_ci(41_000, 100_000)                                # fast at scale, sane width
+    assert Fraction(40_600, 100_000) < big[0] < Fraction(41, 100) < big[1] < Fraction(41_400, 100_000)
 
 
 def test_canonical_offers_are_judged_by_the_dataset_not_the_logged_flag(tmp_path):
@@ -197,7 +300,7 @@ def test_canonical_offers_are_judged_by_the_dataset_not_the_logged_flag(tmp_path
     assert s.overall.noncanonical_offers == 1 and s.overall.trace_canonical_wrong == 1
 
 
-# ------------------------------------------------------------------ regimes, shards, errors
+# ------------------------------------------------------------------ regimes, runs, shards
 
 def test_four_shot_minus_zero_shot_per_family(tmp_path):
     zs = write_run(tmp_path / "zs", standard_transcripts())
@@ -220,7 +323,40 @@ def test_four_shot_minus_zero_shot_per_family(tmp_path):
     assert "four-shot minus zero-shot" in render_table(scores)
 
 
-def test_shards_merge_into_one_run(tmp_path):
+def test_runs_of_one_label_on_other_splits_or_decoding_are_compared_not_refused(tmp_path):
+    ts = standard_transcripts()
+    cold = write_run(tmp_path / "t0", ts, run_hash="aaaa", solver_params={"temperature": 0.0})
+    warm = write_run(tmp_path / "t7", ts[:3], run_hash="bbbb", solver_params={"temperature": 0.7})
+    warm4 = write_run(tmp_path / "t7-4s", standard_transcripts("4s")[:3], regime="4s", run_hash="cccc",
+                      solver_params={"temperature": 0.7})
+    scores = score([cold, warm, warm4])
+    labels = [s.label for s in scores]
+    assert labels == ["model-x | rules | zs [temperature=0.0]", "model-x | rules | zs [temperature=0.7]",
+                      "model-x | rules | 4s"]
+    assert [s.overall.n for s in scores] == [5, 3, 3]
+    assert scores[1].paired_with == "model-x | rules | 4s" and scores[0].deltas == []  # same decoding only
+    table = render_table(scores)
+    assert "temperature=0.7" in table and "split" in table
+
+
+def test_short_labels_and_oracle_hint(tmp_path):
+    url = "openai:Qwen/Qwen2.5-7B-Instruct@http://gpu-node-17.cluster.example.org:8000/v1"
+    assert short_spec(url) == "openai:Qwen2.5-7B-Instruct@gpu-node-17:8000"
+    assert short_spec("openai:gpt-4o@http://127.0.0.1:8000/v1") == "openai:gpt-4o@127.0.0.1:8000"
+    assert short_spec("transformers:/models/ckpt/step-1000") == "transformers:step-1000"
+    assert short_spec("llm:vllm:meta-llama/Llama-3.1-8B-Instruct") == "llm:vllm:Llama-3.1-8B-Instruct"
+    assert len(short_spec("openai:" + "m" * 80)) == 44 and "…" in short_spec("openai:" + "m" * 80)
+    rows = []
+    for t in standard_transcripts(solver=url):
+        t.condition = "oracle_hint"
+        rows.append(t)
+    run = write_run(tmp_path / "o", rows, solver=url, condition="oracle_hint")
+    (s,) = score([run])
+    assert s.label == "openai:Qwen2.5-7B-Instruct@gpu-node-17:8000 | oracle hint | zs"
+    assert scores_document(s)["run"]["solver"] == url                   # the full spec is kept
+
+
+def test_declared_shards_merge_into_one_run(tmp_path):
     ts = standard_transcripts()
     whole = write_run(tmp_path / "whole", ts)
     a = write_run(tmp_path / "s0", ts[0::2], shard=[0, 2], selected=3)
@@ -231,27 +367,125 @@ def test_shards_merge_into_one_run(tmp_path):
     assert merged.run.out_dir == b and [d.name for d in merged.run.dirs] == ["s1", "s0"]
     doc = scores_document(merged)["run"]
     assert doc["shards"] == [".", "../s0"] and doc["transcripts"] == 6 and doc["missing"] == 0
+    assert doc["status"] == "complete" and doc["shard_count"] == 2
 
 
-def test_incomplete_run_reports_missing(tmp_path):
+def test_incomplete_shard_sets_are_marked_with_their_missing_count(tmp_path, capsys):
+    ts = standard_transcripts()              # 6 instances over the 3 files (3 x 50 = 150 in the data)
+    files = FILES
+    s0 = write_run(tmp_path / "s0of4", ts[0::4], shard=[0, 4], selected=2, files=files)
+    s1 = write_run(tmp_path / "s1of4", ts[1::4], shard=[1, 4], selected=2, files=files)
+    (run,) = score([s0, s1])
+    total = sum(1 for f in FILES for _ in read_jsonl(ROOT / f))
+    shard_sizes = [len(range(i, total, 4)) for i in range(4)]
+    assert run.run.expected == 2 + 2 + shard_sizes[2] + shard_sizes[3]
+    assert not run.run.complete and run.run.missing == run.run.expected - 4
+    assert f"INCOMPLETE ({run.run.missing} missing)" in render_table([run])
+    rows = list(csv.reader(io_lines(scores_csv(run))))
+    assert rows[1][3:] == ["status", "INCOMPLETE"] and rows[2][3:] == ["missing", str(run.run.missing)]
+    # a shard of a 2-way split beside shards of a 4-way split: other runs, each incomplete
+    t0of2 = write_run(tmp_path / "s0of2", ts[0::2], shard=[0, 2], selected=3)
+    runs = score([t0of2, s1])
+    assert len(runs) == 2 and not any(r.run.complete for r in runs)
+    assert main(["score", str(t0of2), str(s1)]) == 3                  # exit 3: incomplete
+    assert "INCOMPLETE" in capsys.readouterr().out
+
+
+def test_killed_run_is_incomplete(tmp_path):
     (s,) = score([write_run(tmp_path / "r", standard_transcripts()[:4], selected=6)])
-    assert scores_document(s)["run"]["missing"] == 2
+    doc = scores_document(s)["run"]
+    assert doc["missing"] == 2 and doc["status"] == "INCOMPLETE (2 missing)"
 
 
-def test_refuses_shards_with_different_run_hash(tmp_path):
+def test_refuses_duplicate_shards_and_overlapping_ids(tmp_path):
     ts = standard_transcripts()
-    a = write_run(tmp_path / "s0", ts[:3], run_hash="aaaa")
-    b = write_run(tmp_path / "s1", ts[3:], run_hash="bbbb")
-    with pytest.raises(ScoringError, match="run_hash differs"):
-        score([a, b])
-
-
-def test_refuses_overlapping_shards(tmp_path):
-    ts = standard_transcripts()
-    a = write_run(tmp_path / "s0", ts[:4])
-    b = write_run(tmp_path / "s1", ts[3:])
+    a = write_run(tmp_path / "s0", ts[:4], shard=[0, 2])
+    b = write_run(tmp_path / "s1", ts[3:], shard=[1, 2])
     with pytest.raises(ScoringError, match="geo-000140 appears in two shards"):
         score([a, b])
+    c = write_run(tmp_path / "s0bis", ts[4:], shard=[0, 2])
+    with pytest.raises(ScoringError, match="are both shard 0/2"):
+        score([a, c])
+
+
+def test_refuses_transcripts_of_another_run(tmp_path):
+    rows = standard_transcripts()
+    rows[2].solver = "noask"
+    run = write_run(tmp_path / "r", rows, solver="model-x")
+    with pytest.raises(ScoringError, match=r"transcripts.jsonl:3: field 'solver': 'noask' but .*manifest"):
+        score([run])
+
+
+def test_held_out_splits_reusing_public_ids_join_on_seed_set_and_id(tmp_path):
+    """A held-out split reuses the public ids: every join is on (seed set, id)."""
+    held = tmp_path / "heldout.jsonl"
+    lines = []
+    for line in (ROOT / FILES[1]).read_text(encoding="utf-8").splitlines():   # geometry
+        row = json.loads(line)
+        row["seed_set"], row["candidate_answers"] = "heldout-x", 7
+        lines.append(json.dumps(row))
+    held.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    held_sum = load_data([held]).checksum
+    geo = [t for t in standard_transcripts() if t.family == "geometry_coordinates"]
+    public = write_run(tmp_path / "pub", geo, files=[ROOT / FILES[1]], checksum=load_data([ROOT / FILES[1]]).checksum,
+                       run_hash="p")
+    private = write_run(tmp_path / "held", geo, files=[held], checksum=held_sum, run_hash="h")
+    p, h = score([public, private])
+    assert p.overall.chance == Fraction(5, 12) and h.overall.chance == Fraction(1, 7)
+    assert (p.run.split, h.run.split) == ("public-20-50", "heldout-x")
+    assert p.label.endswith("[public-20-50]") and h.label.endswith("[heldout-x]")
+    # one dataset holding both splits: the transcript names its seed set, else it is ambiguous
+    both = [ROOT / FILES[1], held]
+    rows = [json.loads(t.to_json_line()) for t in geo]
+    rows[0]["seed_set"] = "heldout-x"
+    rows[1]["seed_set"] = "public-20-50"
+    mixed = write_run(tmp_path / "mixed", [json.dumps(r) + "\n" for r in rows], files=both,
+                      checksum=load_data([ROOT / FILES[1]]).checksum and "")
+    (m,) = score([mixed])
+    assert m.overall.chance == (Fraction(1, 7) + Fraction(1, 3)) / 2
+    del rows[1]["seed_set"]
+    ambiguous = write_run(tmp_path / "amb", [json.dumps(r) + "\n" for r in rows], files=both, checksum="")
+    with pytest.raises(ScoringError, match="field 'seed_set'"):
+        score([ambiguous])
+
+
+# ------------------------------------------------------------------ bad input: one line each
+
+BAD_FIELDS = [
+    ("verdict", lambda r: r.update(verdict="yes"), "field 'verdict'"),
+    ("tokens", lambda r: r.update(tokens_est="12"), "field 'tokens_est'"),
+    ("turns", lambda r: r.update(turns=5), "field 'turns'"),
+    ("correct", lambda r: r["verdict"].update(correct="false"), "field 'verdict.correct'"),
+    ("decision", lambda r: r["turns"][1].update(decision="maybe"), r"field 'turns\[1\].decision'"),
+    ("huge", lambda r: r.update(tokens_est=10 ** 40), "field 'tokens_est'"),
+]
+
+
+@pytest.mark.parametrize("name,spoil,message", BAD_FIELDS, ids=[b[0] for b in BAD_FIELDS])
+def test_malformed_fields_name_file_line_and_field(tmp_path, capsys, name, spoil, message):
+    rows = [json.loads(t.to_json_line()) for t in standard_transcripts()]
+    spoil(rows[1])
+    run = write_run(tmp_path / "r", [json.dumps(r) + "\n" for r in rows])
+    with pytest.raises(ScoringError, match=r"transcripts.jsonl:2: " + message):
+        score([run])
+    assert main(["score", str(run)]) == 1
+    err = capsys.readouterr().err
+    assert "transcripts.jsonl:2" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("raw,message", [
+    (b'{"id": "bay-000000", "x": "\xff\xfe"}\n', "not UTF-8"),
+    (b"[" * 200_000 + b"]" * 200_000 + b"\n", "JSON nested too deeply|not JSON"),
+    (b'{"id": "bay-000000", "tokens_est": ' + b"9" * 5000 + b"}\n", "not JSON"),
+], ids=["utf8", "deep", "digits"])
+def test_unreadable_lines_name_file_and_line(tmp_path, capsys, raw, message):
+    run = write_run(tmp_path / "r", standard_transcripts()[:1])
+    with (run / "transcripts.jsonl").open("ab") as fh:
+        fh.write(raw)
+    with pytest.raises(ScoringError, match=r"transcripts.jsonl:2: not a transcript line \((" + message + ")"):
+        score([run])
+    assert main(["score", str(run)]) == 1
+    assert "Traceback" not in capsys.readouterr().err
 
 
 def test_missing_dataset_file_is_named(tmp_path):
@@ -261,21 +495,15 @@ def test_missing_dataset_file_is_named(tmp_path):
 
 
 def test_unknown_instance_and_changed_dataset_are_refused(tmp_path):
-    run = write_run(tmp_path / "r", standard_transcripts(), files=FILES[:2])
-    manifest = json.loads((run / "manifest.json").read_text())
-    manifest["dataset"]["checksum"] = ""                       # no checksum recorded: not checked
-    (run / "manifest.json").write_text(json.dumps(manifest))
+    run = write_run(tmp_path / "r", standard_transcripts(), files=FILES[:2], checksum="")
     with pytest.raises(ScoringError, match="dis-001110 is in none of the dataset files"):
         score([run])
-    other = write_run(tmp_path / "o", standard_transcripts())
-    manifest = json.loads((other / "manifest.json").read_text())
-    manifest["dataset"]["checksum"] = "0" * 64
-    (other / "manifest.json").write_text(json.dumps(manifest))
+    other = write_run(tmp_path / "o", standard_transcripts(), checksum="0" * 64)
     with pytest.raises(ScoringError, match="checksum differs"):
         score([other])
 
 
-# ------------------------------------------------------------------ files
+# ------------------------------------------------------------------ files and structure
 
 def test_files_are_byte_stable_and_long_format(zs_run, capsys):
     write_scores(score([zs_run]))
@@ -283,17 +511,36 @@ def test_files_are_byte_stable_and_long_format(zs_run, capsys):
     assert main(["score", str(zs_run)]) == 0
     assert {p: (zs_run / p).read_bytes() for p in first} == first
     out = capsys.readouterr().out
-    assert "model-x | rules | zs" in out and "60.0" in out and "44.4 (3)" in out
+    assert "model-x | rules | zs" in out and "60.0" in out and "45.8 (1)" in out
     rows = list(csv.reader((zs_run / "scores.csv").open(encoding="utf-8")))
     assert rows[0] == ["run", "group_kind", "group", "metric", "value"]
-    assert len(rows) == 1 + 12 * len(METRICS)
+    assert len(rows) == 1 + 2 + 12 * len(METRICS)
     assert ["model-x | rules | zs", "all", "all", "accuracy", "0.6000"] in rows
-    assert ["model-x | rules | zs", "all", "all", "hit_rate", "0.5417"] in rows
+    assert ["model-x | rules | zs", "all", "all", "hit_rate", "0.4583"] in rows
+    assert ["model-x | rules | zs", "all", "all", "offer_rate", "0.5417"] in rows
     assert ["model-x | rules | zs", "difficulty_type", "2/B", "accuracy", ""] in rows
     doc = json.loads(first["scores.json"])
     assert doc["run"]["label"] == "model-x | rules | zs" and "errored" in doc["definitions"]
+    assert doc["scores_version"] == "2"
 
 
 def test_cli_reports_scoring_errors(tmp_path, capsys):
     assert main(["score", str(tmp_path / "nothing")]) == 1
     assert "manifest.json: missing" in capsys.readouterr().err
+
+
+def test_scoring_does_not_import_its_output_module():
+    """eval.scoring computes, eval.score_output writes: one direction only (no import cycle)."""
+    import ast
+
+    for module, forbidden in (("eval/scoring.py", "eval.score_output"), ("eval/score_output.py", None)):
+        tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        if forbidden:
+            assert forbidden not in imported and "eval.report" not in imported
+        else:
+            assert "eval.scoring" in imported
+    code = "import sys, eval.scoring; print('eval.score_output' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert out.stdout.strip() == "False", out.stderr

@@ -1,0 +1,108 @@
+"""Time and peak memory of ``mira-math score`` and ``report`` at 2k, 10k, 50k and 100k transcripts.
+
+The transcripts are real ones (the offline ``reference`` and ``noask`` solvers on the committed
+release, alternating), repeated over a synthetic dataset whose instances are the release's with
+new ids, so every transcript joins with its own instance. Each measurement is a fresh process
+(``python -m mira_cli.main ...``); peak memory is its maximum resident set size. ``report`` is
+measured twice: after ``score`` (it reuses scores.json) and cold (no scores.json: it scores).
+
+Usage: python benchmarks/bench_score.py [--sizes 2000 10000 50000 100000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+MEASURE = """
+import resource, sys, time
+from mira_cli.main import main
+t = time.perf_counter()
+rc = main(sys.argv[1:])
+wall = time.perf_counter() - t
+print(f"BENCH {rc} {wall:.3f} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.1f}", file=sys.stderr)
+"""
+
+
+def base_runs(tmp: Path) -> dict:
+    runs = {}
+    for solver in ("reference", "noask"):
+        out = tmp / f"base-{solver}"
+        subprocess.run([sys.executable, "-m", "mira_cli.main", "eval", "--solver", solver, "--out", str(out)],
+                       cwd=ROOT, check=True, capture_output=True)
+        runs[solver] = out
+    return runs
+
+
+def synthetic_run(tmp: Path, base: dict, size: int) -> Path:
+    """A run directory of ``size`` transcripts over a dataset of ``size`` instances."""
+    manifest = json.loads((base["reference"] / "manifest.json").read_text(encoding="utf-8"))
+    instances = []
+    for name in manifest["dataset"]["files"]:
+        path = Path(name) if Path(name).is_absolute() else ROOT / name
+        instances += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    lines = {s: [json.loads(l) for l in (d / "transcripts.jsonl").read_text(encoding="utf-8").splitlines()]
+             for s, d in base.items()}
+    run = tmp / f"run-{size}"
+    run.mkdir()
+    data = run / "data.jsonl"
+    with data.open("w", encoding="utf-8") as ds, (run / "transcripts.jsonl").open("w", encoding="utf-8") as tr:
+        for i in range(size):
+            j = i % len(instances)
+            new_id = f"{instances[j]['id']}-{i // len(instances)}"
+            ds.write(json.dumps({**instances[j], "id": new_id}, ensure_ascii=False) + "\n")
+            solver = "reference" if i % 2 == 0 else "noask"
+            row = dict(lines[solver][j], id=new_id, solver="bench")
+            tr.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
+    digest = hashlib.sha256(hashlib.sha256(data.read_bytes()).digest()).hexdigest()
+    manifest["config"]["solver"] = "bench"
+    manifest["dataset"] = {"files": [str(data)], "checksum": digest, "instances": size}
+    (run / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    return run
+
+
+def measure(args: list) -> tuple:
+    proc = subprocess.run([sys.executable, "-c", MEASURE] + args, cwd=ROOT, capture_output=True, text=True)
+    line = next((l for l in proc.stderr.splitlines() if l.startswith("BENCH ")), None)
+    if line is None:
+        raise SystemExit(f"benchmark command failed: {' '.join(args)}\n{proc.stderr[-2000:]}")
+    _, rc, wall, rss = line.split()
+    return int(rc), float(wall), float(rss)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", nargs="+", type=int, default=[2000, 10000, 50000, 100000])
+    args = parser.parse_args()
+    print(f"{'transcripts':>11}  {'MiB on disk':>11}  {'score s':>8}  {'score MiB':>9}  "
+          f"{'report s':>8}  {'report MiB':>10}  {'cold report s':>13}  {'cold MiB':>8}")
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        base = base_runs(tmp)
+        for size in args.sizes:
+            run = synthetic_run(tmp, base, size)
+            disk = (run / "transcripts.jsonl").stat().st_size / 2 ** 20
+            _, s_wall, s_rss = measure(["score", str(run)])
+            _, r_wall, r_rss = measure(["report", str(run), "--out", str(tmp / f"report-{size}")])
+            for f in ("scores.json", "scores.csv"):
+                (run / f).unlink()
+            _, c_wall, c_rss = measure(["report", str(run), "--out", str(tmp / f"cold-{size}")])
+            print(f"{size:>11}  {disk:>11.1f}  {s_wall:>8.2f}  {s_rss:>9.0f}  {r_wall:>8.2f}  {r_rss:>10.0f}  "
+                  f"{c_wall:>13.2f}  {c_rss:>8.0f}", flush=True)
+            for p in run.iterdir():
+                p.unlink()
+            run.rmdir()
+
+
+if __name__ == "__main__":
+    started = time.perf_counter()
+    main()
+    print(f"(total {time.perf_counter() - started:.0f} s)")
