@@ -139,6 +139,8 @@ def _field_error(where: str, name: str, problem: str) -> ScoringError:
 
 def _check(value: Any, kinds: tuple, where: str, name: str) -> Any:
     """``value`` if it is one of ``kinds`` (bool is never an int here), else a one-line error."""
+    if type(value) in kinds:                 # JSON values have exact types: the fast path
+        return value
     ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
     if not ok:
         names = "/".join("null" if k is type(None) else k.__name__ for k in kinds)
@@ -266,7 +268,7 @@ def load_dataset(manifest: Mapping[str, Any], run_dir: Path) -> Dataset:
 
 # ================================================================== one transcript
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class InstanceStats:
     """The facts one transcript contributes (validated); exact, small."""
 
@@ -284,11 +286,16 @@ class InstanceStats:
     requests_before_first_offer: Optional[int]   # None: no offer at all
     format_errors: int
     responder_errors: int
-    tokens: Fraction
+    tokens_num: int                        # the token estimate is tokens_num / tokens_den, exactly
+    tokens_den: int
     answered: bool
     unreadable: bool
     fallback: bool
     candidate_answers: Optional[int]
+
+    @property
+    def tokens(self) -> Fraction:
+        return Fraction(self.tokens_num, self.tokens_den)
 
     @property
     def noncanonical_offers(self) -> int:
@@ -319,6 +326,18 @@ def _answer_source(row: Mapping[str, Any], turns: List[Mapping[str, Any]], where
     return source
 
 
+def _decimal(value: Any) -> Tuple[int, int]:
+    """A JSON number as an exact (numerator, power of ten) pair: what its shortest repr says."""
+    if type(value) is int:
+        return value, 1
+    text = repr(value)
+    if "e" in text or "E" in text:
+        f = Fraction(text)
+        return f.numerator, f.denominator
+    whole, _, frac = text.partition(".")
+    return int(whole + frac), 10 ** len(frac)
+
+
 def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> InstanceStats:
     """Validate one transcript line and summarise it. A canonical offer is an offer whose quoted
     line is one of the instance's hint constraints (the dataset decides, not the logged flag)."""
@@ -337,23 +356,31 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
     requests = offers = canonical = format_errors = responder_errors = 0
     first_canonical = first_offered = False
     before_first: Optional[int] = None
-    for n, turn in enumerate(turns):
-        _check(turn, (dict,), where, f"turns[{n}]")
+    hints = info.canonical
+    for n, turn in enumerate(turns):                # the hot loop: checks inline, helpers on failure
+        if type(turn) is not dict:
+            _check(turn, (dict,), where, f"turns[{n}]")
         role = turn.get("role")
         if role == "solver":
-            if _check(turn.get("action"), (str,), where, f"turns[{n}].action") == "format_error":
+            action = turn.get("action")
+            if type(action) is not str:
+                _check(action, (str,), where, f"turns[{n}].action")
+            if action == "format_error":
                 format_errors += 1
         elif role == "responder":
             decision = turn.get("decision")
-            if decision not in ("offer", "decline"):
+            if decision != "offer" and decision != "decline":
                 raise _field_error(where, f"turns[{n}].decision",
                                    f"expected 'offer' or 'decline', got {_preview(decision)}")
-            line = _check(turn.get("quoted_constraint"), (str, type(None)), where,
-                          f"turns[{n}].quoted_constraint")
-            if _check(turn.get("errors", []), (list,), where, f"turns[{n}].errors"):
+            line = turn.get("quoted_constraint")
+            if line is not None and type(line) is not str:
+                _check(line, (str, type(None)), where, f"turns[{n}].quoted_constraint")
+            errors = turn.get("errors")
+            if errors:
+                _check(errors, (list,), where, f"turns[{n}].errors")
                 responder_errors += 1
             is_offer = decision == "offer"
-            is_canonical = is_offer and line in info.canonical
+            is_canonical = is_offer and line in hints
             if requests == 0:
                 first_offered, first_canonical = is_offer, is_canonical
             if is_offer and before_first is None:
@@ -364,6 +391,7 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
         else:
             raise _field_error(where, f"turns[{n}].role", f"expected 'solver' or 'responder', got "
                                                           f"{_preview(role)}")
+    tokens_num, tokens_den = _decimal(tokens_raw)
     answered = final is not None
     return InstanceStats(
         key=info.key, family=info.family, type=info.type, difficulty=info.difficulty,
@@ -371,7 +399,7 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
         canonical_offers=canonical, first_request_canonical=first_canonical,
         first_request_offered=first_offered, requests_before_first_offer=before_first,
         format_errors=format_errors, responder_errors=responder_errors,
-        tokens=Fraction(tokens_raw) if isinstance(tokens_raw, int) else Fraction(repr(tokens_raw)),
+        tokens_num=tokens_num, tokens_den=tokens_den,
         answered=answered, unreadable=answered and not correct and parsed is None,
         fallback=answered and _answer_source(row, turns, where) == "fallback",
         candidate_answers=info.candidate_answers)
@@ -496,7 +524,7 @@ class Scales:
 
     @classmethod
     def of(cls, stats: Sequence[InstanceStats]) -> "Scales":
-        return cls(_lcm({s.tokens.denominator for s in stats}),
+        return cls(_lcm({s.tokens_den for s in stats}),
                    _lcm({s.candidate_answers for s in stats if s.candidate_answers}),
                    _lcm({s.requests for s in stats if s.requests}))
 
@@ -510,7 +538,7 @@ def stats_row(s: InstanceStats, scales: Scales) -> Tuple[int, ...]:
     return (0, int(s.correct), s.requests, s.offers, s.canonical_offers, int(s.first_request_canonical),
             int(s.first_request_offered), int(s.requests_before_first_offer is not None),
             s.requests_before_first_offer or 0, s.format_errors, int(s.format_errors > 0),
-            s.responder_errors, s.tokens.numerator * (scales.tokens // s.tokens.denominator),
+            s.responder_errors, s.tokens_num * (scales.tokens // s.tokens_den),
             int(s.answered), int(s.unreadable), int(s.fallback),
             scales.chance // s.candidate_answers if s.candidate_answers else 0,
             int(bool(s.candidate_answers)), int(s.requests > 0),
