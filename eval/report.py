@@ -439,10 +439,10 @@ def load_scores(run_dirs: Sequence[Path]) -> List[RunScores]:
 
 def report(run_dirs: Sequence[Path], out_dir: Path) -> List[Path]:
     """Score (or reuse the scores of) ``run_dirs`` and write ``report.md`` and the figures."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise ScoringError("report needs matplotlib: pip install -e '.[report]'") from None
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:      # checked, not imported: scoring first
+        raise ScoringError("report needs matplotlib: pip install -e '.[report]'")
     scores = load_scores(run_dirs)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -153,7 +153,8 @@ def add_commands(sub) -> None:
     e.add_argument("--max-model-len", type=int, help="vLLM: context length")
     e.set_defaults(func=cmd_eval)
 
-    sc = sub.add_parser("score", help="every metric of a run's transcripts (shards merged) into scores.json/.csv")
+    sc = sub.add_parser("score", help="every metric of any set of runs (declared shards merged) into each "
+                        "run's scores.json/.csv; exit 3 when a run is INCOMPLETE")
     sc.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR")
     sc.set_defaults(func=cmd_score)
 
