@@ -53,7 +53,7 @@ def test_report_of_the_offline_runs(runs, tmp_path):
     text = (out / "report.md").read_text()
     for png in sorted(out.glob("*.png")):
         assert png.name in text
-    assert len(list(out.glob("*.png"))) == 5
+    assert len(list(out.glob("*.png"))) == 7          # the figures of eval.report.FIGURES
 
 
 def test_four_shot_regime_and_oracle_condition_run(tmp_path):
