@@ -79,43 +79,33 @@ def _legend_below(ax, ncol: int) -> None:
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=max(1, ncol), frameon=False)
 
 
-def _bars(ax, categories: List[str], series: List[tuple], chance: List[float]) -> None:
-    """Grouped bars in %: ``series`` = [(name, values, lows, highs)]; ``chance`` per category
-    drawn as a dashed black mark across the category's bars (nan: no finite chance level)."""
+def _bars(ax, categories: List[str], series: List[tuple]) -> None:
+    """Grouped bars in %: ``series`` = [(name, values, lows, highs, chances)]; each bar's chance
+    level (runs may cover other instances) is a dashed black mark across it (nan: none finite)."""
     import math
 
     import numpy as np
 
     width = 0.8 / max(1, len(series))
     x = np.arange(len(categories))
-    for i, (name, values, lows, highs) in enumerate(series):
+    drawn = False
+    for i, (name, values, lows, highs, chances) in enumerate(series):
         values = np.array(values, dtype=float)
         err = np.nan_to_num(np.array([[max(0.0, v - lo) for v, lo in zip(values, lows)],
                                       [max(0.0, hi - v) for v, hi in zip(values, highs)]]))
         pos = x + (i - (len(series) - 1) / 2) * width
         ax.bar(pos, np.nan_to_num(values), width, label=name, yerr=err, capsize=3, color=f"C{i % 10}")
-        for p, v in zip(pos, values):
+        for p, v, c in zip(pos, values, chances):
             if math.isnan(v):
                 ax.text(p, 1, "n/a", ha="center", va="bottom", fontsize=7, color="#666666", rotation=90)
-    drawn = False
-    for xi, c in zip(x, chance):
-        if not math.isnan(c):
-            ax.hlines(c, xi - 0.45, xi + 0.45, colors="black", linestyles="--", linewidth=1.2,
-                      label=None if drawn else "chance (blind guess, finite-answer instances)")
-            drawn = True
+            elif not math.isnan(c):
+                ax.hlines(c, p - width / 2, p + width / 2, colors="black", linestyles="--", linewidth=1.4,
+                          label=None if drawn else "chance (blind guess, finite-answer instances)")
+                drawn = True
     ax.set_xticks(x, [wrap(c) for c in categories], fontsize=8)
     _percent_axis(ax)
     ax.set_ylabel("accuracy (%)")
     _legend_below(ax, min(3, len(series) + drawn))
-
-
-def _chance(scores: Sequence[RunScores], kind: str, name: str) -> float:
-    """The chance level of a group (the same instances in every run of one split: the first)."""
-    for s in scores:
-        m = s.group(kind, name)
-        if m is not None and m.chance is not None:
-            return _pct_value(m, "chance")
-    return float("nan")
 
 
 def _accuracy_series(scores: Sequence[RunScores], kind: str, names: List[str]) -> List[tuple]:
@@ -123,7 +113,7 @@ def _accuracy_series(scores: Sequence[RunScores], kind: str, names: List[str]) -
     for s in scores:
         ms = [s.group(kind, n) for n in names]
         out.append((s.label, [_pct_value(m) for m in ms], [_pct_value(m, "accuracy_ci_low") for m in ms],
-                    [_pct_value(m, "accuracy_ci_high") for m in ms]))
+                    [_pct_value(m, "accuracy_ci_high") for m in ms], [_pct_value(m, "chance") for m in ms]))
     return out
 
 
@@ -137,17 +127,16 @@ def draw_accuracy(ax, scores: Sequence[RunScores]) -> None:
         ms = [next((s.overall for s in scores if s.run.regime == regime and model_label(s) == m), None)
               for m in models]
         series.append((names.get(regime, regime), [_pct_value(m) for m in ms],
-                       [_pct_value(m, "accuracy_ci_low") for m in ms], [_pct_value(m, "accuracy_ci_high") for m in ms]))
-    chance = [next((_pct_value(s.overall, "chance") for s in scores if model_label(s) == m
-                    and s.overall.chance is not None), float("nan")) for m in models]
-    _bars(ax, models, series, chance)
+                       [_pct_value(m, "accuracy_ci_low") for m in ms], [_pct_value(m, "accuracy_ci_high") for m in ms],
+                       [_pct_value(m, "chance") for m in ms]))
+    _bars(ax, models, series)
     ax.set_title("Accuracy (%) per model and regime, 95% CI")
 
 
 def draw_by(kind: str, title: str) -> Callable[..., None]:
     def draw(ax, scores: Sequence[RunScores]) -> None:
         names = _group_names(scores, kind)
-        _bars(ax, names, _accuracy_series(scores, kind, names), [_chance(scores, kind, n) for n in names])
+        _bars(ax, names, _accuracy_series(scores, kind, names))
         ax.set_xlabel(kind)
         ax.set_title(title)
     return draw
