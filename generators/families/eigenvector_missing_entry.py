@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 import re
 from math import gcd
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from generators.family import Family, Latent, Reject, Rendered
 from generators.schema import Hint
@@ -83,6 +83,7 @@ class EigenvectorMissingEntry(Family):
     name = "eigenvector_missing_entry"
     type = "B"
     answer_type = "int"
+    slot_fields = ("missing",)
 
     def generate(self, rng: random.Random, level: int) -> Latent:
         n, bound = _size(level), _bound(level)
@@ -183,6 +184,15 @@ class EigenvectorMissingEntry(Family):
         i, j = known["missing"]
         return {"level": known["level"], "M": _with_entry(known["M"], i, j, int(hint.value)),
                 "v": list(known["v"]), "missing": [i, j], "target": list(known["target"])}
+
+    def candidates(self, known: Dict[str, Any]) -> Optional[Set[int]]:
+        """(M²)[i*][t*] for every value of the missing entry in the stated integer range (any
+        value keeps Mv = λv, since v[j*] = 0): the blind-guess floor of the family."""
+        bound = _bound(known["level"])
+        i, j = known["missing"]
+        t = known["target"][1]
+        return {_square_entry(_with_entry(known["M"], i, j, y), i, t)
+                for y in range(-bound, bound + 1)}
 
     def witness(self, latent: Latent) -> Optional[Latent]:
         # v[j*] = 0, so any other entry value keeps Mv = λv; the answer is a nonconstant
