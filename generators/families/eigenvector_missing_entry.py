@@ -187,12 +187,20 @@ class EigenvectorMissingEntry(Family):
 
     def candidates(self, known: Dict[str, Any]) -> Optional[Set[int]]:
         """(M²)[i*][t*] for every value of the missing entry in the stated integer range (any
-        value keeps Mv = λv, since v[j*] = 0): the blind-guess floor of the family."""
+        value keeps Mv = λv when v[j*] = 0; values that break it are left out): the blind-guess
+        floor of the family."""
         bound = _bound(known["level"])
         i, j = known["missing"]
         t = known["target"][1]
-        return {_square_entry(_with_entry(known["M"], i, j, y), i, t)
-                for y in range(-bound, bound + 1)}
+        v = known["v"]
+        out = set()
+        for y in range(-bound, bound + 1):
+            m = _with_entry(known["M"], i, j, y)
+            mv = [sum(a * b for a, b in zip(row, v)) for row in m]
+            k = next(r for r, c in enumerate(v) if c != 0)
+            if all(mv[r] * v[k] == mv[k] * v[r] for r in range(len(v))):  # Mv parallel to v
+                out.add(_square_entry(m, i, t))
+        return out
 
     def witness(self, latent: Latent) -> Optional[Latent]:
         # v[j*] = 0, so any other entry value keeps Mv = λv; the answer is a nonconstant

@@ -53,16 +53,20 @@ def _circulation(rng: random.Random, n: int, limit: int) -> List[List[int]]:
     sum_i (R_i / T) K[i][j] / R_i = (column sum j) / T = R_j / T. Its answers therefore have
     denominators at most n·limit (26, 39, 80), under the cap of 200 by construction, where
     independently drawn rows gave denominators up to 156,744 (v1.0). K starts as all ones and
-    gains random directed cycles (self-loops included), so the chain need not be reversible.
+    gains random directed cycles of length >= 2 while its row sums stay under sums R_i drawn
+    first, then self-loops reach them; the chain need not be reversible.
     """
+    goal = [rng.randint(n, limit) for _ in range(n)]   # the row sums, drawn first
     k = [[1] * n for _ in range(n)]
     sums = [n] * n
-    for _ in range(rng.randint(n, 4 * limit)):
-        cycle = rng.sample(range(n), rng.randint(1, n))
-        if all(sums[s] < limit for s in cycle):
+    for _ in range(rng.randint(0, 2 * limit)):
+        cycle = rng.sample(range(n), rng.randint(2, n))
+        if all(sums[s] < goal[s] for s in cycle):
             for a, s in enumerate(cycle):
                 k[s][cycle[(a + 1) % len(cycle)]] += 1
                 sums[s] += 1
+    for s in range(n):                                 # self-loops reach the drawn sums
+        k[s][s] += goal[s] - sums[s]
     return k
 
 
