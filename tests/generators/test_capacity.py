@@ -40,5 +40,6 @@ def test_report_names_only_families_over_capacity():
     assert capacity_report(["graph_path_sums", "laplace_grid"], {"A": 20, "B": 50}, public) == []
     lines = capacity_report(["graph_path_sums", "laplace_grid"], {"A": 20, "B": 50}, public + [one])
     assert len(lines) == 1 and lines[0].startswith("graph_path_sums supports only 1")
-    # a smaller split fits where a full-size one does not
-    assert capacity_report(["graph_path_sums"], {"A": 5, "B": 5}, public + [one]) == []
+    # smaller splits fit where a full-size one does not: 20 public + 5 + 5 <= 40
+    small = {"seed_set": "h1", "master_seed": 1, "per_type": {"A": 5, "B": 5}}
+    assert capacity_report(["graph_path_sums"], {"A": 5, "B": 5}, public + [small]) == []
