@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -102,8 +103,11 @@ def problem_key(inst: Instance) -> str:
     """Identity of an instance's complete problem (docs/benchmark.md §2): the latent state
     with the slot filled in, without the level and without the choice of the hidden slot,
     so the same problem at another level or with another slot hidden collides."""
-    problem = registry.get(inst.family).problem(decode_latent(inst.latent))
-    return f"{inst.family}|problem|{encode_latent(problem)}"
+    # Plain JSON is enough here (fractions stay canonical "p/q" strings) and cheaper than
+    # reviving them; sort_keys keeps the text canonical.
+    problem = registry.get(inst.family).problem(json.loads(inst.latent))
+    return f"{inst.family}|problem|" + json.dumps(problem, sort_keys=True, separators=(",", ":"),
+                                                   ensure_ascii=False)
 
 
 def view_key(inst: Instance) -> str:
