@@ -93,8 +93,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
             count += 1
             where = f"{path}:{number}"
             if (inst.seed_set, inst.id) in ids:
-                raise DataError(f"duplicate id {inst.id!r} of seed set {inst.seed_set!r} (first in "
-                                f"{ids[(inst.seed_set, inst.id)]})", str(path), number, "id")
+                raise DataError(f"duplicate id {inst.id!r} (first in {ids[(inst.seed_set, inst.id)]})",
+                                str(path), number, "id")
             ids[(inst.seed_set, inst.id)] = where
             label = f"{inst.seed_set}/{inst.id}"
             try:
