@@ -25,6 +25,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--per-family", type=int, default=300, help="instances per family (split over d=1..3)")
     parser.add_argument("--types", default="AB", choices=["A", "B", "AB"])
+    parser.add_argument("--capacity", action="store_true",
+                        help="also time the held-out capacity measurement (generators/capacity.py)")
     args = parser.parse_args()
     names = registry.names(args.types)
     for n in names:
@@ -56,6 +58,22 @@ def main() -> None:
     print(f"release {args.types} ({count} instances, generate + validate + checksum): "
           f"{elapsed:.2f} s = {ours:.0f} instances/s, {len(files)} files")
     _anchor(ours)
+    if args.capacity:
+        _capacity(names)
+
+
+def _capacity(names) -> None:
+    """Time to generate the public split and up to ten disjoint held-out splits per family."""
+    from generators.capacity import measure
+
+    print(f"{'family':34s} {'splits':>7s} {'instances':>10s} {'s':>6s} {'inst/s':>7s}")
+    for name in names:
+        t0 = time.perf_counter()
+        cap = measure(name)
+        elapsed = time.perf_counter() - t0
+        n = sum(cap.instances.values())
+        print(f"{name:34s} {('' if cap.limited else '>=') + str(cap.splits):>7s} {n:10d} "
+              f"{elapsed:6.2f} {n / elapsed:7.0f}")
 
 
 # Comparable exact-math tasks of reasoning-gym, generated without any validation.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -11,10 +12,10 @@ from generators import registry
 from generators.family import Family, Reject
 from generators.schema import Answer, Instance, View, decode_latent, dumps_canonical, encode_latent
 from generators.seeds import PUBLIC, SeedSet, instance_seed, rng_for
-from generators.validate import validate_instance
-from verifiers.exact import canonical
+from generators.validate import _denominators, validate_instance
+from verifiers.exact import canonical, from_canonical
 
-GENERATOR_VERSION = "1.0.0"
+GENERATOR_VERSION = "1.1.0"
 MAX_DRAWS = 2000          # rejection-sampling bound per seed
 MAX_RESEEDS = 200  # reseeds per slot: duplicates, answer cap, answer balance
 
@@ -41,6 +42,9 @@ def make_instance(family: Family, difficulty: int, seed: int, *, id: str, seed_s
             last = problem
             continue
         inst = assemble_instance(family, difficulty, level, seed, latent, id=id, seed_set=seed_set)
+        if answer_denominator(family, inst) > family.max_answer_denominator:
+            last = f"answer denominator above {family.max_answer_denominator}"
+            continue  # bounded resampling (MAX_DRAWS); see each family's rate in the card
         if not validate:
             return inst
         failures = validate_instance(inst, family)
@@ -95,15 +99,35 @@ def layout(per_type: Dict[str, int], families: Optional[Sequence[str]] = None,
     return slots
 
 
-def latent_key(inst: Instance) -> str:
-    """Identity of an instance's complete state (per family)."""
-    return f"{inst.family}|latent|{inst.latent}"
+def problem_key(inst: Instance) -> str:
+    """Identity of an instance's complete problem (docs/benchmark.md §2): the latent state
+    with the slot filled in, without the level and without the choice of the hidden slot,
+    so the same problem at another level or with another slot hidden collides."""
+    # Plain JSON is enough here (fractions stay canonical "p/q" strings) and cheaper than
+    # reviving them; sort_keys keeps the text canonical.
+    problem = registry.get(inst.family).problem(json.loads(inst.latent))
+    return f"{inst.family}|problem|" + json.dumps(problem, sort_keys=True, separators=(",", ":"),
+                                                   ensure_ascii=False)
 
 
 def view_key(inst: Instance) -> str:
-    """Identity of what the solver is shown: its whole view (per family)."""
+    """Identity of what the solver is asked: its fact lines and question, without the
+    level-dependent setup and domain lines (a bound that changes with d is not a new view)."""
     v = inst.view
-    return f"{inst.family}|view|" + dumps_canonical([v.context, v.facts, v.question, v.domain])
+    return f"{inst.family}|view|" + dumps_canonical([v.facts, v.question])
+
+
+latent_key = problem_key  # the name the evaluation layer imports (four-shot disjointness)
+
+
+def instance_keys(inst: Instance) -> tuple:
+    """Both disjointness keys of an instance."""
+    return problem_key(inst), view_key(inst)
+
+
+def answer_denominator(family: Family, inst: Instance) -> int:
+    """Largest reduced denominator in the answer (every component of a tuple)."""
+    return max(_denominators(from_canonical(inst.answer.type, inst.answer.value)), default=1)
 
 
 def build_split(seed_set: SeedSet = PUBLIC, per_type: Optional[Dict[str, int]] = None,
@@ -111,8 +135,8 @@ def build_split(seed_set: SeedSet = PUBLIC, per_type: Optional[Dict[str, int]] =
                 exclude: Iterable[str] = ()) -> Iterator[Instance]:
     """Instances of a split in release order.
 
-    No two share a latent state or a solver view, none shares either with ``exclude`` (keys
-    from :func:`latent_key` / :func:`view_key`, e.g. of the public release), and no answer
+    No two share a complete problem or a solver view, none shares either with ``exclude``
+    (keys from :func:`instance_keys`, e.g. of the public release and declared held-out splits), and no answer
     value exceeds the family's ``max_answer_share`` of its (family, difficulty) block.
 
     A subset build yields exactly the bytes of the full build: these rules are applied per
@@ -144,11 +168,11 @@ def _fresh_instance(seed_set: SeedSet, slot: Slot, seen: Set[str],
     for attempt in range(MAX_RESEEDS):
         seed = instance_seed(seed_set, slot.family, slot.difficulty, slot.index, attempt)
         inst = make_instance(family, slot.difficulty, seed, id=slot.id, seed_set=seed_set.name)
-        keys = (latent_key(inst), view_key(inst))
+        keys = instance_keys(inst)
         if (keys[0] not in seen and keys[1] not in seen and room_for(inst)
                 and (wanted is None or inst.answer.value == wanted)):
             seen.update(keys)
             return inst
     raise GenerationError(f"{slot.family} d={slot.difficulty} index {slot.index}: {MAX_RESEEDS} "
-                          "reseeds all repeated a latent state or view, hit the answer cap, or "
+                          "reseeds all repeated a problem or view, hit the answer cap, or "
                           "missed the balanced answer")

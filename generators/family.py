@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, ClassVar, Dict, List, Optional, Set
+from typing import Any, ClassVar, Dict, List, Optional, Set, Tuple
 
 from generators.schema import Hint
 from verifiers.exact import AnswerType, Value
@@ -45,6 +45,22 @@ class Family:
     # Largest share one answer value may hold at any difficulty (SPEC §4). Families whose
     # answers have only two possible values (tomography) state their own bound.
     max_answer_share: ClassVar[Fraction] = Fraction(1, 4)
+    # Largest reduced denominator of a fraction answer (and of every tuple component),
+    # docs/benchmark.md §4: 500, and 200 for markov_missing_transition.
+    max_answer_denominator: ClassVar[int] = 500
+    # Latent fields that only choose which slot is hidden (Type B); the complete problem of
+    # :meth:`problem` leaves them out, so the same problem with another slot hidden repeats.
+    slot_fields: ClassVar[Tuple[str, ...]] = ()
+
+    def problem(self, latent: Latent) -> Latent:
+        """The complete problem: the latent state with the slot filled in, without the level
+        and without the fields that choose the hidden slot (the disjointness key)."""
+        return {k: v for k, v in latent.items() if k != "level" and k not in self.slot_fields}
+
+    def resolving_slots(self, latent: Latent) -> Optional[List[str]]:
+        """Every slot whose true value alone fixes the answer, for families that can
+        enumerate them (tomography); the responder must hold exactly these."""
+        return None
 
     def balanced_answer(self, index: int) -> Optional[str]:
         """The answer the ``index``-th instance of a block must have, for families whose

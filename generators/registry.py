@@ -39,6 +39,8 @@ _cache: Dict[str, Family] = {}
 
 def get(name: str) -> Family:
     """The family called ``name`` (module ``generators.families.<name>``, object ``FAMILY``)."""
+    if name in _cache:
+        return _cache[name]
     if name not in TYPE_A + TYPE_B:
         raise KeyError(f"unknown family {name!r}; known: {', '.join(TYPE_A + TYPE_B)}")
     if name not in _cache:

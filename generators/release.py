@@ -10,6 +10,7 @@ Layout of a release folder::
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections import defaultdict
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
 
 from generators import registry
-from generators.build import GENERATOR_VERSION, build_split, latent_key, view_key
+from generators.build import GENERATOR_VERSION, build_split, instance_keys
 from generators.schema import DataError, Instance, read_jsonl
 from generators.seeds import PUBLIC, SeedSet
 
@@ -71,14 +72,46 @@ def public_split_reference() -> dict:
             "per_type": dict(PUBLIC_PER_TYPE)}
 
 
+def split_references(folders: Sequence[Path]) -> List[dict]:
+    """How a new split names declared held-out splits it must not overlap: each one's seed set,
+    layout and, nested, the splits *it* was built disjoint from (so it regenerates exactly)."""
+    refs: List[dict] = []
+    for folder in folders:
+        info = read_release_info(folder)
+        if info.get("regenerable") is False:
+            raise DataError("imported data cannot be regenerated from seeds", str(folder / RELEASE_INFO))
+        ref = {"seed_set": info["seed_set"], "master_seed": info["master_seed"],
+               "per_type": dict(info["per_type"])}
+        if list(info["families"]) != registry.names():
+            ref["families"] = list(info["families"])
+        if list(info["difficulties"]) != [1, 2, 3]:
+            ref["difficulties"] = list(info["difficulties"])
+        if info.get("disjoint_from") and info["disjoint_from"] != [public_split_reference()]:
+            ref["disjoint_from"] = list(info["disjoint_from"])
+        if ref not in refs and ref != public_split_reference():
+            refs.append(ref)
+    return refs
+
+
 def excluded_keys(disjoint_from: Sequence[dict]) -> Set[str]:
-    """Latent and view keys of the splits a new split must not overlap (regenerated, so the
+    """Problem and view keys of the splits a new split must not overlap (regenerated, so the
     result never depends on files on disk)."""
     keys: Set[str] = set()
     for ref in disjoint_from:
-        for inst in build_split(SeedSet(ref["seed_set"], ref["master_seed"]), ref["per_type"]):
-            keys.update((latent_key(inst), view_key(inst)))
+        keys |= _split_keys(json.dumps(ref, sort_keys=True))
     return keys
+
+
+@functools.lru_cache(maxsize=16)
+def _split_keys(ref_text: str) -> frozenset:
+    ref = json.loads(ref_text)
+    inner = ref.get("disjoint_from")
+    if inner is None:  # a held-out split without a nested list was built against the public one
+        inner = [] if ref["seed_set"] == PUBLIC.name else [public_split_reference()]
+    split = build_split(SeedSet(ref["seed_set"], ref["master_seed"]), ref["per_type"],
+                        ref.get("families"), ref.get("difficulties", (1, 2, 3)),
+                        excluded_keys(inner))
+    return frozenset(k for inst in split for k in instance_keys(inst))
 
 
 def render_release(seed_set: SeedSet, per_type: Dict[str, int], families: Sequence[str],

@@ -26,7 +26,7 @@ PUBLIC = SeedSet("public-20-50", 20260101)
 def instance_seed(seed_set: SeedSet, family: str, difficulty: int, index: int, attempt: int = 0) -> int:
     """63-bit seed of the ``index``-th instance of ``family`` at ``difficulty``.
 
-    ``attempt`` > 0 is used only when an earlier seed produced a latent state that the split
+    ``attempt`` > 0 is used only when an earlier seed produced a problem or view that the split
     (or an excluded split) already holds, or, for two-valued answers, missed the balanced
     answer of its slot; the seed actually used is stored in the instance.
     """

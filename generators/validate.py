@@ -10,6 +10,7 @@ breaks, not only a byte comparison.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import List, Optional, Set
 
 from generators.family import Family, Rendered
@@ -18,7 +19,7 @@ from verifiers.exact import canonical, equal, from_canonical
 
 PROPERTIES = (
     "schema", "consistency", "global_uniqueness", "local_underdetermination",
-    "hint_sufficiency", "chance_level", "duplicate",
+    "hint_sufficiency", "hint_completeness", "answer_denominator", "chance_level", "duplicate",
 )
 
 
@@ -89,6 +90,10 @@ def validate_instance(inst: Instance, family: Family) -> List[Failure]:
                  f"{canonical(family.answer_type, family.solve(latent))}")
     except Exception as err:
         fail("global_uniqueness", f"{type(err).__name__}: {err}")
+    biggest = max(_denominators(stored_answer), default=1)
+    if biggest > family.max_answer_denominator:
+        fail("answer_denominator", f"reduced denominator {biggest} exceeds "
+             f"{family.max_answer_denominator}")
 
     # 2. local underdetermination: two completions of the stored view, different answers
     try:
@@ -133,7 +138,24 @@ def validate_instance(inst: Instance, family: Family) -> List[Failure]:
                      f"{canonical(family.answer_type, family.solve(full))}, not {inst.answer.value}")
         except Exception as err:
             fail("hint_sufficiency", f"view + {h.slot}: {type(err).__name__}: {err}")
+
+    # completeness: the responder holds every slot whose value alone fixes the answer
+    try:
+        resolving = family.resolving_slots(latent)
+        if resolving is not None and sorted(h.slot for h in inst.hints) != sorted(resolving):
+            fail("hint_completeness", f"canonical hints {[h.slot for h in inst.hints]} are not "
+                 f"every single slot that fixes the answer {resolving}")
+    except Exception as err:
+        fail("hint_completeness", f"{type(err).__name__}: {err}")
     return out
+
+
+def _denominators(value: object) -> List[int]:
+    if isinstance(value, Fraction):
+        return [value.denominator]
+    if isinstance(value, (list, tuple)):
+        return [d for v in value for d in _denominators(v)]
+    return [1]
 
 
 def failed_properties(inst: Instance, family: Optional[Family] = None) -> Set[str]:

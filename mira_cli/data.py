@@ -30,7 +30,9 @@ def _progress(total: int, desc: str):
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from generators.build import layout
-    from generators.release import public_split_reference, render_release, write_release
+    from generators.capacity import capacity_report
+    from generators.release import (public_split_reference, render_release, split_references,
+                                    write_release)
     from generators.seeds import PUBLIC, SeedSet
 
     families = args.families or registry.names(args.types)
@@ -45,19 +47,22 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return 2
     seed_set = PUBLIC if public else SeedSet.named(args.seed_set)
     out = args.out or DEFAULT_RELEASE
-    disjoint_from = [] if public else [public_split_reference()]
+    disjoint_from = [] if public else [public_split_reference()] + split_references(args.disjoint_from)
     total = len(layout(args.per_type, families, args.difficulties))
+    for line in capacity_report(families, args.per_type, disjoint_from):
+        print(f"mira-math generate: {line}", file=sys.stderr)
     with _progress(total, "generate") as bar:
         files = render_release(seed_set, args.per_type, families, args.difficulties,
                                progress=lambda: bar.update(1), disjoint_from=disjoint_from)
     write_release(out, files)
     print(f"wrote {total} instances of {len(families)} families to {out} "
-          f"(seed set {seed_set.name}" + (", disjoint from the public release)" if disjoint_from else ")"))
+          f"(seed set {seed_set.name}" + (f", disjoint from {len(disjoint_from)} split(s))"
+                                          if disjoint_from else ")"))
     return 0
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from generators.build import latent_key, view_key
+    from generators.build import problem_key, view_key
     from generators.schema import DataError, read_jsonl
     from generators.validate import Failure, validate_instance
     from generators.release import RELEASE_INFO, data_path, family_files, read_release_info
@@ -81,27 +86,29 @@ def cmd_validate(args: argparse.Namespace) -> int:
         return 1
     failures: List[str] = []
     seen: Dict[str, str] = {}
-    ids: Dict[str, str] = {}
+    ids: Dict[tuple, str] = {}  # (seed set, id): held-out splits reuse the public ids
     count = 0
     for path in paths:
         for number, inst in enumerate(read_jsonl(path), start=1):  # one instance per line
             count += 1
             where = f"{path}:{number}"
-            if inst.id in ids:
-                raise DataError(f"duplicate id {inst.id!r} (first in {ids[inst.id]})", str(path),
-                                number, "id")
-            ids[inst.id] = where
+            if (inst.seed_set, inst.id) in ids:
+                raise DataError(f"duplicate id {inst.id!r} (first in {ids[(inst.seed_set, inst.id)]})",
+                                str(path), number, "id")
+            ids[(inst.seed_set, inst.id)] = where
+            label = f"{inst.seed_set}/{inst.id}"
             try:
                 family = registry.get(inst.family)
             except KeyError as err:
                 failures.append(f"{where}: {Failure(inst.id, 'schema', str(err))}")
                 continue
             failures += [f"{where}: {f}" for f in validate_instance(inst, family)]
-            for key, what in ((latent_key(inst), "latent state"), (view_key(inst), "solver view")):
+            for key, what in ((problem_key(inst), "complete problem"),
+                              (view_key(inst), "solver facts and question")):
                 if key in seen:
                     same = Failure(inst.id, "duplicate", f"same {what} as {seen[key]}")
                     failures.append(f"{where}: {same}")
-                seen.setdefault(key, inst.id)
+                seen.setdefault(key, label)
     for f in failures:
         print(f"FAIL {f}")
     print(f"validated {count} instances in {len(paths)} files: "
@@ -127,7 +134,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_check_disjoint(args: argparse.Namespace) -> int:
-    from generators.build import latent_key, view_key
+    from generators.build import problem_key, view_key
     from generators.release import family_files
     from generators.schema import read_jsonl
 
@@ -135,22 +142,27 @@ def cmd_check_disjoint(args: argparse.Namespace) -> int:
         out: Dict[str, str] = {}
         for path in family_files(folder):
             for inst in read_jsonl(path):
-                out.setdefault(latent_key(inst), inst.id)
+                out.setdefault(problem_key(inst), inst.id)
                 out.setdefault(view_key(inst), inst.id)
         return out
 
-    first, second = keys(args.first), keys(args.second)
-    if not first or not second:
-        print("mira-math check-disjoint: a folder holds no instances", file=sys.stderr)
+    folders = [args.first, args.second] + list(args.more)
+    tables = [keys(folder) for folder in folders]
+    if not all(tables):
+        empty = folders[[bool(t) for t in tables].index(False)]
+        print(f"mira-math check-disjoint: {empty} holds no instances", file=sys.stderr)
         return 1
-    shared = sorted(set(first) & set(second))
-    for key in shared:
-        what = "solver view" if "|view|" in key else "latent state"
-        print(f"SHARED {what}: {args.first} {first[key]} = {args.second} {second[key]}")
-    n1 = sum("|latent|" in k for k in first)
-    n2 = sum("|latent|" in k for k in second)
-    print(f"{n1} and {n2} instances: {len(shared)} shared latent states or solver views")
-    return 1 if shared else 0
+    total = 0
+    for a in range(len(folders)):           # every pair: declared splits against each other too
+        for b in range(a + 1, len(folders)):
+            shared = sorted(set(tables[a]) & set(tables[b]))
+            total += len(shared)
+            for key in shared:
+                what = "solver view" if "|view|" in key else "complete problem"
+                print(f"SHARED {what}: {folders[a]} {tables[a][key]} = {folders[b]} {tables[b][key]}")
+    counts = " and ".join(str(sum("|problem|" in k for k in t)) for t in tables)
+    print(f"{counts} instances: {total} shared complete problems or solver views")
+    return 1 if total else 0
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
@@ -223,7 +235,10 @@ def add_commands(sub) -> None:
                    help="instances per difficulty for Type A / Type B families (default 20/50)")
     g.add_argument("--seed-set", default=None, metavar="NAME",
                    help="a held-out seed set (default: the public release's); it shares no "
-                        "latent state or solver view with the public release")
+                        "complete problem or solver view with the public release")
+    g.add_argument("--disjoint-from", nargs="+", type=Path, default=[], metavar="DIR",
+                   help="held-out split folders this one must not overlap either (their "
+                        "release_info.json is read; the splits are regenerated from seeds)")
     g.set_defaults(func=cmd_generate)
 
     v = sub.add_parser("validate", help="re-run every validity check on JSONL files or release folders")
@@ -234,9 +249,11 @@ def add_commands(sub) -> None:
     r.add_argument("dir", nargs="?", type=Path, default=DEFAULT_RELEASE)
     r.set_defaults(func=cmd_verify)
 
-    c = sub.add_parser("check-disjoint", help="prove two splits share no latent state or solver view")
+    c = sub.add_parser("check-disjoint", help="prove splits share no complete problem or solver "
+                       "view (every pair of the folders given)")
     c.add_argument("first", type=Path, metavar="DIR")
     c.add_argument("second", type=Path, metavar="DIR")
+    c.add_argument("more", type=Path, nargs="*", metavar="DIR", help="further splits")
     c.set_defaults(func=cmd_check_disjoint)
 
     p = sub.add_parser("publish", help="upload a verified release folder to the Hugging Face Hub")

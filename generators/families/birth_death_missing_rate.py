@@ -49,6 +49,7 @@ class BirthDeathMissingRate(Family):
     name = "birth_death_missing_rate"
     type = "B"
     answer_type = "fraction"
+    slot_fields = ("missing",)
 
     def generate(self, rng: random.Random, level: int) -> Latent:
         n = level + 2

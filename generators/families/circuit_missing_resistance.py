@@ -71,6 +71,7 @@ class CircuitMissingResistance(Family):
     name = "circuit_missing_resistance"
     type = "B"
     answer_type = "fraction"
+    slot_fields = ("missing",)
 
     def generate(self, rng: random.Random, level: int) -> Latent:
         n = 2 * level + 1

@@ -47,6 +47,7 @@ class Deconvolution(Family):
     name = "deconvolution"
     type = "B"
     answer_type = "tuple"
+    slot_fields = ("missing",)
 
     def generate(self, rng: random.Random, level: int) -> Latent:
         n, b = _length(level), _bound(level)

@@ -1,8 +1,10 @@
 """Discrete tomography: a 3×3 binary grid seen through its six line sums; one cell withheld.
 
 The solver knows the three row sums and three column sums; the target cell is ambiguous
-under them (its value differs between consistent grids). The responder holds the value of
-another cell, chosen so that it leaves exactly one consistent grid.
+under them (its value differs between consistent grids). v1.1: the responder holds every
+other cell whose true value alone fixes the target, one per line, each canonical (v1.0 held
+one of them, picked at random, and declined requests for the others: the family rewarded
+guessing which cell the holder chose).
 """
 
 from __future__ import annotations
@@ -50,9 +52,18 @@ def _ambiguous(grids: Sequence[Grid], cell: Cell) -> bool:
     return len({g[cell[0]][cell[1]] for g in grids}) == 2
 
 
-def _pins(grids: Sequence[Grid], cell: Cell, value: int) -> int:
-    """How many consistent grids have ``value`` at ``cell``."""
-    return sum(1 for g in grids if g[cell[0]][cell[1]] == value)
+
+def _resolving(grid: Sequence[Sequence[int]], target: Cell) -> List[Cell]:
+    """Cells other than the target whose true value leaves one target value, in order."""
+    grids = _consistent(*_sums(grid))
+    out = []
+    for c in _CELLS:
+        if c == target:
+            continue
+        fits = {g[target[0]][target[1]] for g in grids if g[c[0]][c[1]] == grid[c[0]][c[1]]}
+        if len(fits) == 1:
+            out.append(c)
+    return out
 
 
 def _slot(cell: Sequence[int]) -> str:
@@ -78,12 +89,9 @@ class DiscreteTomography(Family):
         if not targets:
             raise Reject("no ambiguous cell holds the wanted target value")
         target = rng.choice(targets)
-        hints = [c for c in _CELLS if c != target and _pins(grids, c, grid[c[0]][c[1]]) == 1]
-        if not hints:
-            raise Reject("no single cell pins down the grid")
-        hint = rng.choice(hints)
-        return {"level": level, "grid": [list(r) for r in grid], "target": list(target),
-                "hint": list(hint)}
+        if not _resolving(grid, target):
+            raise Reject("no single cell fixes the target")
+        return {"level": level, "grid": [list(r) for r in grid], "target": list(target)}
 
     def check(self, latent: Latent) -> Optional[str]:
         if latent.get("level") != 1:
@@ -92,23 +100,23 @@ class DiscreteTomography(Family):
         if len(grid) != 3 or any(len(r) != 3 or any(v not in (0, 1) or isinstance(v, bool)
                                                     for v in r) for r in grid):
             return "the grid is not a 3×3 array of 0/1 cells"
-        target, hint = tuple(latent["target"]), tuple(latent["hint"])
-        if target not in _CELLS or hint not in _CELLS:
-            return "target or hint cell lies outside the grid"
-        if target == hint:
-            return "the hint cell is the target cell"
+        if sorted(latent) != ["grid", "level", "target"]:
+            return "the latent state is not exactly grid, level and target"
+        target = tuple(latent["target"])
+        if target not in _CELLS:
+            return "the target cell lies outside the grid"
         grids = _consistent(*_sums(grid))
         if not _ambiguous(grids, target):  # type: ignore[arg-type]
             return "the row and column sums already fix the target cell"
-        if _pins(grids, hint, grid[hint[0]][hint[1]]) != 1:  # type: ignore[arg-type]
-            return "the hint cell's value does not leave exactly one consistent grid"
+        if not _resolving(grid, target):  # type: ignore[arg-type]
+            return "no single cell's value fixes the target"
         return None
 
     def render(self, latent: Latent) -> Rendered:
         rows, cols = _sums(latent["grid"])
-        hi, hj = latent["hint"]
         ti, tj = latent["target"]
-        line = f"{_slot((hi, hj))} = {latent['grid'][hi][hj]}"
+        cells = _resolving(latent["grid"], (ti, tj))
+        lines = [f"{_slot(c)} = {latent['grid'][c[0]][c[1]]}" for c in cells]
         return Rendered(
             context="A 3×3 grid has cells that each hold 0 or 1. Rows and columns are numbered "
                     "0, 1, 2 from the top left; cell (i,j) is the cell in row i and column j. "
@@ -118,8 +126,9 @@ class DiscreteTomography(Family):
                   + [f"column {j} sum = {cols[j]}" for j in range(3)],
             question=f"What is the value of {_slot((ti, tj))}? Answer 0 or 1.",
             domain="Every cell holds 0 or 1.",
-            responder=[line],
-            hints=[Hint(_slot((hi, hj)), line, str(latent["grid"][hi][hj]))],
+            responder=lines,
+            hints=[Hint(_slot(c), line, str(latent["grid"][c[0]][c[1]]))
+                   for c, line in zip(cells, lines)],
         )
 
     def solve(self, latent: Latent) -> int:
@@ -138,11 +147,17 @@ class DiscreteTomography(Family):
         cell = (int(m.group(1)), int(m.group(2)))
         value = int(hint.value)
         grids = _consistent(known["rows"], known["cols"])
+        ti, tj = known["target"]
         fits = [g for g in grids if g[cell[0]][cell[1]] == value]
-        if len(fits) != 1:
-            raise ValueError(f"{len(fits)} grids fit the sums and {hint.slot} = {value}")
+        if not fits or len({g[ti][tj] for g in fits}) != 1:
+            raise ValueError(f"the sums and {hint.slot} = {value} leave the target open")
+        # The target is fixed; the rest of the grid may not be. The first fitting grid stands
+        # for the completion (its answer is the only one the hint allows).
         return {"level": known["level"], "grid": [list(r) for r in fits[0]],
-                "target": list(known["target"]), "hint": list(cell)}
+                "target": list(known["target"])}
+
+    def resolving_slots(self, latent: Latent) -> Optional[List[str]]:
+        return [_slot(c) for c in _resolving(latent["grid"], tuple(latent["target"]))]
 
     def candidates(self, known: Dict[str, Any]) -> Optional[Set[Any]]:
         i, j = known["target"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import random
 import re
 from math import gcd
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from generators.family import Family, Latent, Reject, Rendered
 from generators.schema import Hint
@@ -83,6 +83,7 @@ class EigenvectorMissingEntry(Family):
     name = "eigenvector_missing_entry"
     type = "B"
     answer_type = "int"
+    slot_fields = ("missing",)
 
     def generate(self, rng: random.Random, level: int) -> Latent:
         n, bound = _size(level), _bound(level)
@@ -183,6 +184,23 @@ class EigenvectorMissingEntry(Family):
         i, j = known["missing"]
         return {"level": known["level"], "M": _with_entry(known["M"], i, j, int(hint.value)),
                 "v": list(known["v"]), "missing": [i, j], "target": list(known["target"])}
+
+    def candidates(self, known: Dict[str, Any]) -> Optional[Set[int]]:
+        """(M²)[i*][t*] for every value of the missing entry in the stated integer range (any
+        value keeps Mv = λv when v[j*] = 0; values that break it are left out): the blind-guess
+        floor of the family."""
+        bound = _bound(known["level"])
+        i, j = known["missing"]
+        t = known["target"][1]
+        v = known["v"]
+        out = set()
+        for y in range(-bound, bound + 1):
+            m = _with_entry(known["M"], i, j, y)
+            mv = [sum(a * b for a, b in zip(row, v)) for row in m]
+            k = next(r for r, c in enumerate(v) if c != 0)
+            if all(mv[r] * v[k] == mv[k] * v[r] for r in range(len(v))):  # Mv parallel to v
+                out.add(_square_entry(m, i, t))
+        return out
 
     def witness(self, latent: Latent) -> Optional[Latent]:
         # v[j*] = 0, so any other entry value keeps Mv = λv; the answer is a nonconstant

@@ -103,6 +103,7 @@ class LaplaceGrid(Family):
     name = "laplace_grid"
     type = "B"
     answer_type = "int"
+    slot_fields = ("missing",)
 
     def generate(self, rng: random.Random, level: int) -> Latent:
         g, bound = _GRIDS[_size(level)], _bound(level)

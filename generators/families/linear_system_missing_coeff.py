@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import re
 from fractions import Fraction
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from generators.family import Family, Latent, Reject, Rendered
 from generators.schema import Hint
@@ -95,6 +95,7 @@ class LinearSystemMissingCoeff(Family):
     name = "linear_system_missing_coeff"
     type = "B"
     answer_type = "fraction"
+    slot_fields = ("missing",)
 
     def generate(self, rng: random.Random, level: int) -> Latent:
         n, bound = _size(level), _bound(level)
@@ -175,6 +176,15 @@ class LinearSystemMissingCoeff(Family):
         i, j = known["missing"]
         return {"level": known["level"], "A": _with_entry(known["A"], i, j, int(hint.value)),
                 "b": list(known["b"]), "missing": [i, j], "target": known["target"]}
+
+    def candidates(self, known: Dict[str, Any]) -> Optional[Set[Fraction]]:
+        """x[k*] for every coefficient the stated domain allows (an integer in the bound that
+        keeps A invertible): the blind-guess floor, 8-9 / 14-15 / 20-21 values at d = 1/2/3."""
+        bound = _bound(known["level"])
+        i, j = known["missing"]
+        coef = _mobius(_with_entry(known["A"], i, j, 0), known["b"], i, j, known["target"])
+        values = (_x_at(coef, y) for y in range(-bound, bound + 1))
+        return {v for v in values if v is not None}
 
     def witness(self, latent: Latent) -> Optional[Latent]:
         # x[k*] is a nonconstant Möbius function of the coefficient: injective, so every other

@@ -8,6 +8,9 @@ whose denominators are at most max(13, n·(2+d)), i.e. 13, 13, 20 (SPEC says n·
 4·(number of fractions in (0, 1) with denominator <= L) distinct solver views, 44 at L = 6
 and 228 at L = 13); π_{s*} must move with the split of the absent mass.
 
+v1.1: the chain is drawn as a circulation (see :func:`_circulation`) so that every answer's
+denominator is at most n·(row limit) <= 80, under the family cap of 200.
+
 Row i of P is stored as integers: numerators ``num[i]`` over the row's lowest common
 denominator ``den[i]`` (cheap to serialise, and one latent text per chain).
 """
@@ -17,7 +20,6 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 from functools import lru_cache
-from itertools import combinations
 from math import gcd, lcm
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -44,18 +46,28 @@ def _row(entries: Sequence[Fraction]) -> Tuple[List[int], int]:
     return [x.numerator * (den // x.denominator) for x in entries], den
 
 
-@lru_cache(maxsize=None)
-def _rows(n: int, limit: int) -> Tuple[Tuple[Tuple[int, ...], int], ...]:
-    """Every distinct row of n positive fractions k_j / D summing to 1 with D <= limit, in
-    canonical form and sorted; rows are drawn uniformly from it (drawing D first would
-    favour the few rows that many D share, such as (1/2, 1/2))."""
-    found = set()
-    for d in range(n, limit + 1):
-        for cuts in combinations(range(1, d), n - 1):
-            edges = (0,) + cuts + (d,)
-            nums, den = _row([Fraction(edges[j + 1] - edges[j], d) for j in range(n)])
-            found.add((tuple(nums), den))
-    return tuple(sorted(found))
+def _circulation(rng: random.Random, n: int, limit: int) -> List[List[int]]:
+    """A positive integer matrix K whose row i and column i have the same sum R_i <= limit.
+
+    P[i][j] = K[i][j] / R_i is then a chain whose stationary distribution is R_i / sum(R):
+    sum_i (R_i / T) K[i][j] / R_i = (column sum j) / T = R_j / T. Its answers therefore have
+    denominators at most n·limit (26, 39, 80), under the cap of 200 by construction, where
+    independently drawn rows gave denominators up to 156,744 (v1.0). K starts as all ones and
+    gains random directed cycles of length >= 2 while its row sums stay under sums R_i drawn
+    first, then self-loops reach them; the chain need not be reversible.
+    """
+    goal = [rng.randint(n, limit) for _ in range(n)]   # the row sums, drawn first
+    k = [[1] * n for _ in range(n)]
+    sums = [n] * n
+    for _ in range(rng.randint(0, 2 * limit)):
+        cycle = rng.sample(range(n), rng.randint(2, n))
+        if all(sums[s] < goal[s] for s in cycle):
+            for a, s in enumerate(cycle):
+                k[s][cycle[(a + 1) % len(cycle)]] += 1
+                sums[s] += 1
+    for s in range(n):                                 # self-loops reach the drawn sums
+        k[s][s] += goal[s] - sums[s]
+    return k
 
 
 def _matrix(latent: Latent) -> List[List[Fraction]]:
@@ -125,11 +137,13 @@ class MarkovMissingTransition(Family):
     name = "markov_missing_transition"
     type = "B"
     answer_type = "fraction"
+    max_answer_denominator = 200
+    slot_fields = ("row", "cols")
 
     def generate(self, rng: random.Random, level: int) -> Latent:
         n = _n_states(level)
-        rows = _rows(n, _max_denominator(level))
-        picked = [rows[rng.randrange(len(rows))] for _ in range(n)]
+        picked = [_row([Fraction(x, sum(row)) for x in row])
+                  for row in _circulation(rng, n, _max_denominator(level))]
         return {"level": level, "n": n, "num": [list(nums) for nums, _ in picked],
                 "den": [den for _, den in picked], "row": rng.randrange(n),
                 "cols": sorted(rng.sample(range(n), 2)), "target": rng.randrange(n)}

@@ -64,6 +64,7 @@ class PolyInterpolation(Family):
     name = "poly_interpolation"
     type = "B"
     answer_type = "int"
+    slot_fields = ("missing",)
 
     def generate(self, rng: random.Random, level: int) -> Latent:
         deg, cb = _degree(level), _coef_bound(level)

@@ -142,6 +142,7 @@ class PortfolioVarianceMissingCorr(Family):
     name = "portfolio_variance_missing_corr"
     type = "B"
     answer_type = "fraction"
+    slot_fields = ("missing",)
 
     def generate(self, rng: random.Random, level: int) -> Latent:
         n = _n_assets(level)

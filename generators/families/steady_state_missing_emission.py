@@ -181,6 +181,7 @@ class SteadyStateMissingEmission(Family):
     name = "steady_state_missing_emission"
     type = "B"
     answer_type = "fraction"
+    slot_fields = ("state", "absent")
 
     # Latent: row i of P is P[i][j] / P_den[i] and row i of E is E[i][o] / E_den[i], integer
     # counts in lowest terms (one canonical form per matrix, cheap to store and to check).

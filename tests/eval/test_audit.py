@@ -73,7 +73,7 @@ def test_confusion_agreement_and_disagreements(tmp_path):
         ("bay-000020", [("the weather?", "P(H) = 2/3")]),                   # offer / decline
         ("geo-000120", [("What is line 2?", geo1.responder[1])]),           # offer of another line
         ("geo-000140", [("What is Q?", geo2.responder[1])]),                # agree: offer/offer
-        ("dis-001110", [("the weather?", None), ("cell (1,1)", "cell (1,1) = 1")]),  # agree twice
+        ("dis-001110", [("the weather?", None), ("cell (0,1)", "cell (0,1) = 1")]),  # agree twice
     ])
     result = audit(run, decide=key_decide)
     assert (result.turns, result.agree) == (6, 3) and result.agreement_rate == 0.5

@@ -29,7 +29,8 @@ def test_hand_instance():
     # the missing x = M[0][1] it is 5x, so the view alone leaves it open.
     inst = _record(HAND)
     assert validate_instance(inst, FAMILY) == []
-    assert inst.answer.value == "-10" and inst.candidate_answers is None
+    # Chance level: 5x over the stated range x in [-8, 8] takes 17 values.
+    assert inst.answer.value == "-10" and inst.candidate_answers == 17
     assert inst.view.facts == ["M[0][0] = 2", "M[1][0] = 0", "M[1][1] = 3", "v = (2, 0)"]
     assert inst.hints == [Hint("M[0][1]", "M[0][1] = -2", "-2")]
     assert inst.view.question == "What is (M²)[0][1]? Give its exact integer value."
@@ -45,7 +46,12 @@ def test_missing_entry_where_v_is_nonzero_fails():
     bad = {**HAND, "missing": [0, 0], "target": [0, 1]}
     assert FAMILY.check(bad) is not None
     props = failed_properties(_record(bad))
-    assert "global_uniqueness" in props and "local_underdetermination" in props
+    assert "global_uniqueness" in props
+    # The chance level counts only values that keep v an eigenvector: with v = (1, 1) and
+    # M[0][0] missing, M[0][0] + M[0][1] must equal M[1][0] + M[1][1], one value.
+    known = {"level": 1, "M": [[None, 1], [2, 3]], "v": [1, 1], "missing": [0, 0],
+             "target": [0, 1]}
+    assert FAMILY.candidates(known) == {4 * 1 + 1 * 3}
 
 
 def test_target_independent_of_missing_entry_fails():

@@ -26,7 +26,8 @@ def _record(latent):
 def test_hand_instance():
     inst = _record(HAND)
     assert validate_instance(inst, FAMILY) == []
-    assert inst.answer.value == "4/5" and inst.candidate_answers is None
+    # Chance level: x0 = (9 - 5t)/(6 - t) is injective and defined on all of t in [-4, 4].
+    assert inst.answer.value == "4/5" and inst.candidate_answers == 9
     assert inst.view.facts == ["A[0][0] = 2", "A[1][0] = 1", "A[1][1] = 3", "b[0] = 3", "b[1] = 5"]
     assert inst.hints == [Hint("A[0][1]", "A[0][1] = 1", "1")]
     assert inst.view.question == "What is x[0]? Give it as a reduced fraction."

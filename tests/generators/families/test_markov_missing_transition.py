@@ -143,3 +143,18 @@ def test_denominator_limit_and_distinct_views_at_level_1():
         inst = make_instance(FAMILY, 1, s, id="x", seed_set="test")
         views.add((tuple(inst.view.facts), inst.view.question))
     assert 200 <= len(views) <= 228
+
+
+def test_answer_denominators_meet_the_cap_by_construction():
+    # v1.0 drew rows independently: answer denominators up to 156,744 at d = 3. The
+    # circulation construction bounds them by n·(row limit) = 26, 39, 80, under the cap of 200.
+    from generators.families.markov_missing_transition import _circulation
+    import random
+    for d, limit in ((1, 13), (2, 13), (3, 20)):
+        n = min(d + 1, 4)
+        for s in range(200):
+            k = _circulation(random.Random(s), n, limit)
+            assert all(sum(row) == sum(r[i] for r in k) <= limit for i, row in enumerate(k))
+            assert min(min(row) for row in k) >= 1
+            inst = make_instance(FAMILY, d, s, id="x", seed_set="test")
+            assert Fraction(inst.answer.value).denominator <= min(n * limit, 200)
