@@ -21,12 +21,51 @@ from eval.protocol import Action, after_solver, needs_responder, parse_action, s
     ("- REQUEST: value of a(1)", "request", "value of a(1)"),
     ("ANSWER:\n\n(1, 2, 3)", "answer", "(1, 2, 3)"),                 # value on the next line
     ("The answer is 7.", "format_error", ""),
+    ("ANSWER: $$\nP(H|E) = \\frac14\n$$\nDone.", "answer", "$$\nP(H|E) = \\frac14\n$$"),
+    ("ANSWER:\n\\[\n\\boxed{1/4}\n\\]", "answer", "\\[\n\\boxed{1/4}\n\\]"),
+    ("ANSWER: \\begin{pmatrix} 1 \\\\ 2\n\\end{pmatrix}", "answer",
+     "\\begin{pmatrix} 1 \\\\ 2\n\\end{pmatrix}"),
+    ("ANSWER: $$ 1/4 $$ and more", "answer", "$$ 1/4 $$"),
+    ("ANSWER: $$\n1/4", "answer", "$$\n1/4"),                      # unclosed: to the end
+    ("ANSWER\uff1a 5", "answer", "5"),
+    ("> ANSWER : 5", "answer", "5"),
     ("ANSWER:", "format_error", ""),
     ("", "format_error", ""),
     ("MY ANSWER IS: 5", "format_error", ""),
 ])
 def test_parse_action(text, kind, content):
-    assert parse_action(text) == Action(kind, content)
+    action = parse_action(text)
+    assert (action.kind, action.text) == (kind, content)
+    assert action.source == (None if kind == "format_error" else "marker")
+
+
+@pytest.mark.parametrize("text, content", [
+    ("So P(H|E) = 1/4, and\n\\[\\boxed{\\frac14}\\]", "\\[\\boxed{\\frac14}\\]"),
+    ("We get $\\boxed{1/4}$.", "We get $\\boxed{1/4}$."),
+    ("Work.\n**Final Answer**\n\\[ \\boxed{1/4} \\]", "\\[ \\boxed{1/4} \\]"),
+    ("The final answer is $\\frac{1}{4}$. I hope it is correct.",
+     "$\\frac{1}{4}$. I hope it is correct."),
+    ("Final Answer: 1/4", "1/4"),
+    ("**Final answer:** \n$$\n1/4\n$$\nThat is all.", "$$\n1/4\n$$"),
+    ("\\sqrt\n\\boxed{4}", "\\sqrt\n\\boxed{4}"),           # the line before a box joins it
+])
+def test_fallback_answers(text, content):
+    assert parse_action(text) == Action("answer", content, "fallback")
+
+
+@pytest.mark.parametrize("text", [
+    "The answer is 7.",                       # no marker, no box, no phrase
+    "\\boxed{1/4}. Let me check: 2 + 2 = 4.",  # the box is not the last statement
+    "Final answer: 1/4.\nActually 1/4 + 1 = 5/4.",
+    "\\boxed{1/4",                           # unbalanced box
+    "final answer",
+])
+def test_no_fallback(text):
+    assert parse_action(text) == Action("format_error", "")
+
+
+def test_action_is_backwards_compatible():
+    assert Action("answer", "1") == Action("answer", "1", None)
 
 
 @given(st.text(max_size=500))
