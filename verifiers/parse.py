@@ -584,7 +584,7 @@ def parse_tuple(text: str, names: Sequence[str], ctx: AnswerContext = NO_CONTEXT
                 parts = [f"{h}={v}" for h, v in zip(heads, values)]
             elif any(k in wanted for k in keys) and len(heads) > 1:
                 raise Unreadable("the label tuple does not name each component once")
-            elif _is_label(head) and not any(k in wanted for k in keys):
+            elif _is_label(head) and (len(heads) == 1 or not any(k in wanted for k in keys)):
                 continue
             else:
                 try:
