@@ -100,6 +100,7 @@ _DROP = ("\\left", "\\right", "\\big", "\\Big", "\\,", "\\;", "\\:", "\\!", "\\ 
 _BOXES = ("\\fbox", "\\framebox", "\\boxed")
 _BOX_SPACE_RE = re.compile(r"\\(?:boxed|fbox|framebox)[ \t\n]+\{")
 _FRAC_DIGITS_RE = re.compile(r"\\[dt]?frac(?:([0-9])([0-9])|\{([^{}]*)\}([0-9])|([0-9])\{([^{}]*)\})")
+_PMOD_RE = re.compile(r"\\pmod[ \t\n]*\{[ \t\n]*([0-9]+)[ \t\n]*\}")
 _TRANSPOSE = ("^T", "^{T}", "^{\\top}", "^\\top", "^\\intercal", "^{\\intercal}", "^{\\mathsf{T}}",
               "^{\\mathrm{T}}", "^t", "^{t}", "'")
 # Two numbers with only spacing (or a dropped wrapper) between them: "1 1/2" (a mixed number),
@@ -233,6 +234,7 @@ def _braced_frac(m: "re.Match[str]") -> str:
 def _take_modulus(text: str, ctx: AnswerContext) -> str:
     """``x ≡ 349 (mod 663)``: one congruence whose modulus is the product of the moduli
     becomes ``x = 349``; a wrong or second modulus is unreadable."""
+    text = _PMOD_RE.sub(r"(mod \1)", text)
     text = text.replace("\\equiv", "\u2261").replace("\\pmod", "(mod").replace("\\bmod", "mod")
     text = text.replace("\\mod", "mod")
     count = text.lower().count("mod")
@@ -415,7 +417,8 @@ def _is_label(text: str) -> bool:
         return False
     index_depth = 0      # inside an index group after a name: a(7), u[2][1]
     stack = []           # for each open bracket: is it an index group?
-    prev = " "           # the last character that was not a digit
+    prev = " "           # the last character that was not a digit or a space
+    spaced = False       # a space since ``prev``: "x 5" is a name and a number, "x5" a name
     i, n = 0, len(text)
     while i < n:
         ch = text[i]
@@ -425,11 +428,15 @@ def _is_label(text: str) -> bool:
                 j += 1
             if text[i + 1:j] not in _LABEL_COMMANDS:
                 return False
-            prev, i = "a", j
+            prev, i, spaced = "a", j, False
             continue
         if ch.isdigit():
-            if index_depth == 0 and not (prev.isalpha() or prev in "_^'"):
+            if index_depth == 0 and (spaced or not (prev.isalpha() or prev in "_^'")):
                 return False
+            i += 1
+            continue
+        if ch.isspace():
+            spaced = True
             i += 1
             continue
         if ch in "([{":
@@ -447,7 +454,8 @@ def _is_label(text: str) -> bool:
         if ch == "{":
             prev = "_" if prev in "_^" else "("     # x_{3} is attached, \\frac{3} is not
         else:
-            prev = ch if not ch.isspace() else " "
+            prev = ch
+        spaced = False
         i += 1
     return not stack
 
