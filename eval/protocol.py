@@ -18,8 +18,10 @@ DECLINE_TEXT = "I do not have that information."
 ActionKind = Literal["request", "answer", "format_error"]
 ActionSource = Literal["marker", "fallback"]
 
-_KEYWORDS = ("REQUEST", "ANSWER")
-_LEAD = " \t>*_#-"          # bullets, quotes, bold and headings before a marker
+# "REQUEST: ..." / "ANSWER: ..." at the start of a line, optionally bulleted, quoted or in bold.
+# No two adjacent repetitions can match the same character, so a match attempt is linear in
+# the line's leading run and the whole scan linear in the message.
+_MARKER_RE = re.compile(r"^[ \t>*_#-]*(request|answer)[ \t*_]*[:\uff1a]", re.IGNORECASE | re.MULTILINE)
 _EMPHASIS = ("**", "__")
 # Display blocks an answer may open, with their closing delimiters.
 _DISPLAYS = (("$$", "$$"), ("\\[", "\\]"))
@@ -42,21 +44,6 @@ def _strip_emphasis(s: str) -> str:
         if s.startswith(mark):
             s = s[len(mark):].strip()
     return s
-
-
-def _action_line(line: str) -> Optional[Tuple[str, str]]:
-    """``("answer", rest)`` for a line ``ANSWER: rest`` (bulleted, quoted or bold), else None."""
-    if ":" not in line and "\uff1a" not in line:
-        return None
-    s = line.lstrip(_LEAD).lstrip()
-    head = s[:7].upper()
-    for kw in _KEYWORDS:
-        if head.startswith(kw):
-            rest = _strip_emphasis(s[len(kw):])
-            if rest[:1] in (":", "\uff1a"):
-                return kw.lower(), _strip_emphasis(rest[1:])
-            return None
-    return None
 
 
 def _display_end(opener: str, lines: List[str], i: int, start: str) -> Tuple[str, int]:
@@ -115,15 +102,16 @@ def parse_action(message: object) -> Action:
     ``\\boxed{...}`` or a "final answer" phrase is an answer (source ``fallback``)."""
     if not isinstance(message, str):
         return Action("format_error", "")
-    lines = message.splitlines()
-    last: Optional[Tuple[int, str, str]] = None
-    for i, line in enumerate(lines):
-        found = _action_line(line)
-        if found is not None:
-            last = (i, found[0], found[1])
+    last = None
+    for last in _MARKER_RE.finditer(message):
+        pass
     if last is None:
         return _fallback(message)
-    i, kind, rest = last
+    line_end = message.find("\n", last.end())
+    line_end = len(message) if line_end < 0 else line_end
+    kind, rest = last.group(1).lower(), _strip_emphasis(message[last.end():line_end])
+    lines = message[last.start():].splitlines()
+    i = 0
     if kind == "request":
         text = rest.strip().strip("*_").strip()
         if not text:

@@ -56,27 +56,28 @@ _ASCII_FORBIDDEN = {"%": "percent", "~": "approximation", "<": "a relation", ">"
 
 # ---------------------------------------------------------------- words and commands
 
-# Hedges, corrections, negations, approximations and quantity words, anywhere in the text.
-_HEDGE_RE = re.compile(
-    r"\b(?:or|nor|not|never|neither|either|maybe|perhaps|probably|possibly|likely|unlikely"
-    r"|approx|approximately|approximate|about|around|roughly|nearly|almost|circa|close"
-    r"|estimate|estimated|guess|unsure|uncertain|alternatively|equivalently|otherwise|else"
-    r"|instead|corrected|correction|correcting|actually|wait|sorry|oops|mistake|typo|wrong"
-    r"|incorrect|rather|except|unless|but|if|least|most|than|between|within|range|plus|minus"
-    r"|times|divided|over|percent|percentage|per|cent|sqrt|root|squared|cubed|power|log|ln|exp"
-    r"|thousand|thousands|million|billion|hundred|dozen|half|halves|quarter|quarters|third"
-    r"|thirds|mod|modulo|congruent|isn|aren|wasn|doesn|don|vs|versus|updated|revised"
-    r"|respectively|none|undefined|infinity|inf|nan)\b"
-    r"|n't\b", re.IGNORECASE)
-# LaTeX relations other than '=' (and the negation prefix \not), anywhere.
-_RELATION_RE = re.compile(
-    r"\\(?:neq?|leq?|geq?|leqq|geqq|leqslant|geqslant|lt|gt|ll|gg|lll|ggg|lesssim|gtrsim"
-    r"|lessapprox|gtrapprox|lessgtr|gtrless|approx|approxeq|sim|simeq|cong|equiv|propto|asymp"
-    r"|doteq|prec|succ|preceq|succeq|precsim|succsim|in|notin|ni|subset|supset|subseteq"
-    r"|supseteq|to|rightarrow|Rightarrow|leftarrow|Leftarrow|leftrightarrow|iff|implies|mapsto"
-    r"|longrightarrow|Longrightarrow|coloneqq|eqqcolon|triangleq|stackrel|overset|underset"
-    r"|not|nless|ngtr|nleq|ngeq|ncong|nsim|parallel|perp|nmid|vdash|models|bowtie"
-    r"|pm|mp|infty|dots|ldots|cdots|vdots|ddots)(?![A-Za-z])")
+# Hedges, corrections, negations, approximations and quantity words, anywhere in the text
+# (compared word by word, lower-cased: a set lookup per word keeps the pass linear).
+_HEDGE_WORDS = frozenset("""
+or nor not never neither either maybe perhaps probably possibly likely unlikely approx
+approximately approximate about around roughly nearly almost circa close estimate estimated guess
+unsure uncertain alternatively equivalently otherwise else instead corrected correction correcting
+actually wait sorry oops mistake typo wrong incorrect rather except unless but if least most than
+between within range plus minus times divided over percent percentage per cent sqrt root squared
+cubed power log ln exp thousand thousands million billion hundred dozen half halves quarter quarters
+third thirds mod modulo congruent isn aren wasn doesn don vs versus updated revised respectively
+none undefined infinity inf nan""".split())
+# LaTeX relations other than '=' (and the negation prefix \not), and commands that make an
+# expression of a value (\pm, \infty, dots), anywhere.
+_RELATION_COMMANDS = frozenset("""
+ne neq le leq ge geq leqq geqq leqslant geqslant lt gt ll gg lll ggg lesssim gtrsim lessapprox
+gtrapprox lessgtr gtrless approx approxeq sim simeq cong equiv propto asymp doteq prec succ preceq
+succeq precsim succsim in notin ni subset supset subseteq supseteq to rightarrow Rightarrow
+leftarrow Leftarrow leftrightarrow iff implies mapsto longrightarrow Longrightarrow coloneqq
+eqqcolon triangleq stackrel overset underset not nless ngtr nleq ngeq ncong nsim parallel perp
+nmid vdash models bowtie pm mp infty dots ldots cdots vdots ddots""".split())
+_WORD_RE = re.compile(r"[A-Za-z]+")
+_COMMAND_RE = re.compile(r"\\([A-Za-z]+)")
 _INEXACT = ("...", "e+", "E+")
 # Commands that may appear in a label (a name, never a number): Greek letters and fonts.
 _GREEK = ("alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu"
@@ -272,12 +273,13 @@ def _take_modulus(text: str, ctx: AnswerContext) -> str:
 
 
 def _rejections(text: str) -> None:
-    m = _HEDGE_RE.search(text)
-    if m:
-        raise Unreadable(f"a hedge, correction or quantity word ({m.group(0)!r})")
-    m = _RELATION_RE.search(text)
-    if m:
-        raise Unreadable(f"a relation or operator other than '=' ({m.group(0)!r})")
+    for m in _WORD_RE.finditer(text):
+        word = m.group(0).lower()
+        if word in _HEDGE_WORDS or (word == "t" and text[m.start() - 2:m.start()] == "n'"):
+            raise Unreadable(f"a hedge, correction or quantity word ({m.group(0)!r})")
+    for m in _COMMAND_RE.finditer(text):
+        if m.group(1) in _RELATION_COMMANDS:
+            raise Unreadable(f"a relation or operator other than '=' ({m.group(0)!r})")
     for token in _INEXACT:
         if token in text:
             raise Unreadable(f"inexact or elided value ({token!r})")
