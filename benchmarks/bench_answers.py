@@ -94,6 +94,10 @@ def _adversarial_answers(n: int = 2000) -> dict:
     out["long number"] = "1" * (n - 2) + "/3"
     out["long decimal"] = "0." + "1" * (n - 2)
     out["deep box"] = ("\\boxed{" * 200 + "1" + "}" * 200)[:n]
+    for o, c in ("()", "[]", "{}"):
+        out[f"nested {o}{c}"] = o * (n // 2 - 1) + "1" + c * (n // 2 - 1)
+    out["nested pairs"] = ("((1))," * n)[:n]
+    out["label tuples"] = ("(q0,q1,q2)=" * n)[:n]
     out["box then spaces"] = ("\\boxed{1}" + " " * n)[:n]
     out["sentence then digits"] = ("The answer is " + "1 " * n)[:n]
     return out

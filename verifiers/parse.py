@@ -66,7 +66,7 @@ actually wait sorry oops mistake typo wrong incorrect rather except unless but i
 between within range plus minus times divided over percent percentage per cent sqrt root squared
 cubed power log ln exp thousand thousands million billion hundred dozen half halves quarter quarters
 third thirds mod modulo congruent isn aren wasn doesn don vs versus updated revised respectively
-none undefined infinity inf nan""".split())
+none undefined infinity inf nan disregard ignore scratch retract""".split())
 # LaTeX relations other than '=' (and the negation prefix \not), and commands that make an
 # expression of a value (\pm, \infty, dots), anywhere.
 _RELATION_COMMANDS = frozenset("""
@@ -465,21 +465,21 @@ def _is_label(text: str) -> bool:
 # ---------------------------------------------------------------- numbers
 
 def _strip_parens(text: str) -> str:
-    while len(text) >= 2 and text[0] + text[-1] in ("()", "[]", "{}") and _balanced(text[1:-1]):
-        text = text[1:-1]
-    return text
-
-
-def _balanced(text: str) -> bool:
-    depth = 0
-    for ch in text:
+    """``((1/4))`` -> ``1/4``: outer bracket pairs that enclose everything (one scan)."""
+    if len(text) < 2 or text[0] + text[-1] not in ("()", "[]", "{}"):
+        return text
+    match, stack = {}, []
+    for i, ch in enumerate(text):
         if ch in "([{":
-            depth += 1
+            stack.append(i)
         elif ch in ")]}":
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0
+            if not stack:
+                break
+            match[stack.pop()] = i
+    left, right = 0, len(text) - 1
+    while left < right and text[left] + text[right] in ("()", "[]", "{}") and match.get(left) == right:
+        left, right = left + 1, right - 1
+    return text[left:right + 1]
 
 
 def _scalar(token: str) -> Scalar:
