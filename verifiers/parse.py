@@ -102,6 +102,7 @@ _BOXES = ("\\fbox", "\\framebox", "\\boxed")
 _BOX_SPACE_RE = re.compile(r"\\(?:boxed|fbox|framebox)[ \t\n]+\{")
 _FRAC_DIGITS_RE = re.compile(r"\\[dt]?frac(?:([0-9])([0-9])|\{([^{}]*)\}([0-9])|([0-9])\{([^{}]*)\})")
 _PMOD_RE = re.compile(r"\\pmod[ \t\n]*\{[ \t\n]*([0-9]+)[ \t\n]*\}")
+_COMMAND_SPACE_RE = re.compile(r"(\\[A-Za-z]+)[ \t\n]+(?=[A-Za-z])")  # "\mid E" stays two tokens
 _TRANSPOSE = ("^T", "^{T}", "^{\\top}", "^\\top", "^\\intercal", "^{\\intercal}", "^{\\mathsf{T}}",
               "^{\\mathrm{T}}", "^t", "^{t}", "'")
 # Two numbers with only spacing (or a dropped wrapper) between them: "1 1/2" (a mixed number),
@@ -401,6 +402,7 @@ def _prepare(text: object, ctx: AnswerContext, tuple_answer: bool, names: Sequen
     text = _sentence_prefix(text.strip(), list(names) + [a for a, _ in ctx.aliases])
     if tuple_answer:
         text = text.replace(", and ", ", ").replace(" and ", ", ")
+    text = _COMMAND_SPACE_RE.sub(r"\1{}", text)
     text = "".join(text.split())
     text = text.rstrip(".")
     if not text:
