@@ -138,3 +138,28 @@ def test_every_episode_ends_within_budget_plus_one_turns(kinds, budget):
             break
     else:
         assert len(kinds) <= budget
+
+
+def _episode_for(message: str):
+    import json
+
+    from eval.backends.base import Completion
+    from eval.episode import Episode
+    from tests.verifiers.corpus import release_instances
+
+    inst = [i for i in release_instances(1) if i.family == "bayes_missing_prior"][0]
+    ep = Episode(inst, solver="scripted", responder="rules", regime="zs")
+    ep.on_solver(Completion(text=message.replace("VALUE", inst.answer.value)))
+    assert ep.done
+    return json.loads(ep.transcript.to_json_line())
+
+
+@pytest.mark.parametrize("message, source", [
+    ("Work.\nANSWER: VALUE", "marker"),
+    ("Work.\n**Final Answer**\n\\[ \\boxed{VALUE} \\]", "fallback"),
+])
+def test_transcript_records_the_answer_source(message, source):
+    row = _episode_for(message)
+    assert row["answer_source"] == source
+    assert row["turns"][0]["answer_source"] == source
+    assert row["verdict"]["correct"] is True
