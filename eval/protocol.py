@@ -27,7 +27,7 @@ _EMPHASIS = ("**", "__")
 _DISPLAYS = (("$$", "$$"), ("\\[", "\\]"))
 _FINAL_RE = re.compile(r"final\s?answer", re.IGNORECASE)  # a literal: linear
 _BOX_COMMANDS = ("\\boxed", "\\fbox")
-_PROSE = ".,;:!?'\"()*_$`\u2019"
+_PROSE = ".,;:!?'\"()[]{}*_$`\u2019"
 _MAX_BOX = 4000  # a box longer than the verifier reads (2,000 characters) is unbalanced
 
 
@@ -164,6 +164,25 @@ def _no_math_after(tail: str) -> bool:
     return all(ch.isalpha() or ch.isspace() or ch in _PROSE for ch in tail)
 
 
+def _clause_start(message: str, line_start: int, box_at: int) -> int:
+    """Where the box's clause begins on its line: after the last ``, `` / ``. `` / ``; `` /
+    ``: `` outside brackets ("Since P(E) = 0.4, we get \\boxed{1/4}" -> "we get ...");
+    the whole line when the box sits inside an open group."""
+    depth, i = 0, box_at - 1
+    while i >= line_start:
+        ch = message[i]
+        if ch in ")]}":
+            depth += 1
+        elif ch in "([{":
+            depth -= 1
+            if depth < 0:
+                return line_start
+        elif depth == 0 and ch in ",.;:" and message[i + 1:i + 2] == " ":
+            return i + 2
+        i -= 1
+    return line_start
+
+
 def _continues(line: str) -> bool:
     """A line that ends inside an expression: an operator, an open group or a command."""
     s = line.rstrip()
@@ -221,6 +240,7 @@ def _fallback(message: str) -> Action:
         if end < 0:
             return Action("format_error", "")
         start, _ = _line_bounds(message, box_at)
+        start = _clause_start(message, start, box_at)
         _, stop = _line_bounds(message, end - 1)
         # a box opening its line may continue an expression from the line before it
         if start > 0 and not message[start:box_at].strip(" \t$\\[("):

@@ -325,7 +325,10 @@ def _unbox(text: str) -> str:
                 after = "".join(_drop(text[i + 1:]).split()).lstrip(")]")
                 if _BOX_BEFORE_RE.search(before) or _BOX_AFTER_RE.match(after):
                     raise Unreadable("\\boxed{...} is part of an expression")
-                return text[:start] + " " + text[begin:i] + " " + text[i + 1:]
+                prefix = _drop(text[:start])
+                if prefix.strip() and "=" not in prefix and ":" not in prefix and _is_label(prefix):
+                    prefix = " "   # "we get \\boxed{1/4}": words before a box state nothing
+                return prefix + " " + text[begin:i] + " " + text[i + 1:]
         i += 1
     raise Unreadable("unbalanced \\boxed{...}")
 

@@ -168,6 +168,7 @@ def _styles(text: str) -> List[Tuple[str, str]]:
     if "\\boxed" not in text and "$" not in text:
         styles += [("fallback Final Answer box", f"{_REASONING}**Final Answer**\n\\[ \\boxed{{{text}}} \\]"),
                    ("fallback boxed", f"{_REASONING}Therefore\n$$\\boxed{{{text}}}$$"),
+                   ("fallback inline box", f"{_REASONING}Since P(E) = 2/5, we get $\\boxed{{{text}}}$."),
                    ("fallback Minerva", f"{_REASONING}Final Answer: The final answer is "
                                         f"${text}$. I hope it is correct.")]
     styles.append(("fallback Final Answer:", f"{_REASONING}Final Answer: {text}"))
