@@ -66,7 +66,8 @@ actually wait sorry oops mistake typo wrong incorrect rather except unless but i
 between within range plus minus times divided over percent percentage per cent sqrt root squared
 cubed power log ln exp thousand thousands million billion hundred dozen half halves quarter quarters
 third thirds mod modulo congruent isn aren wasn doesn don vs versus updated revised respectively
-none undefined infinity inf nan disregard ignore scratch retract""".split())
+none undefined infinity inf nan disregard ignore scratch retract negative reciprocal
+inverse twice double triple square cube opposite complement negated""".split())
 # LaTeX relations other than '=' (and the negation prefix \not), and commands that make an
 # expression of a value (\pm, \infty, dots), anywhere.
 _RELATION_COMMANDS = frozenset("""
