@@ -253,7 +253,7 @@ def _fallback(message: str) -> Action:
             candidates.append((end, message[start:end].strip()))
     if not candidates:
         return Action("format_error", "")
-    end, text = max(candidates, key=lambda c: c[0])
+    end, text = candidates[-1] if candidates[-1][0] >= candidates[0][0] else candidates[0]  # ties: the box
     if not text or not _no_math_after(message[end:]):
         return Action("format_error", "")
     return Action("answer", text, "fallback")

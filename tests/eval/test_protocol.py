@@ -49,6 +49,7 @@ def test_parse_action(text, kind, content):
     ("The final answer is $\\frac{1}{4}$. I hope it is correct.",
      "$\\frac{1}{4}$. I hope it is correct."),
     ("Final Answer: 1/4", "1/4"),
+    ("Before the final answer, check: 2 + 2 = 4. \\boxed{1/4}", "\\boxed{1/4}"),
     ("**Final answer:** \n$$\n1/4\n$$\nThat is all.", "$$\n1/4\n$$"),
     ("\\sqrt\n\\boxed{4}", "\\sqrt\n\\boxed{4}"),           # the line before a box joins it
 ])
