@@ -30,6 +30,7 @@ test: venv
 bench: venv
 	$(BIN)/python benchmarks/bench_generation.py
 	$(BIN)/python benchmarks/bench_verifier.py
+	$(BIN)/python benchmarks/bench_answers.py
 	$(BIN)/python benchmarks/bench_runner.py
 	$(BIN)/python benchmarks/bench_memory.py
 	$(BIN)/python benchmarks/bench_startup.py

@@ -53,7 +53,9 @@ class Episode:
         self.transcript.turns.append(SolverTurn(
             raw=completion.text, action=action.kind, content=action.text,
             final_turn=before.final_turn, finish_reason=completion.finish_reason,
-            meta=completion.meta))
+            meta=completion.meta, answer_source=action.source if action.kind == "answer" else None))
+        if action.kind == "answer":
+            self.transcript.answer_source = action.source
         self.conversation = self.conversation + [{"role": "assistant", "content": completion.text}]
         self.state = protocol.after_solver(before, action)
         self._turn += 1

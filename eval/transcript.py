@@ -21,6 +21,7 @@ class SolverTurn:
     final_turn: bool                   # this was the answer-only turn
     finish_reason: Optional[str] = None
     meta: Dict[str, Any] = field(default_factory=dict)
+    answer_source: Optional[str] = None  # an answer's source: "marker" (ANSWER: line) or "fallback"
     role: str = "solver"
 
 
@@ -53,6 +54,7 @@ class Transcript:
     turns: List[Any] = field(default_factory=list)   # SolverTurn / ResponderTurn, in order
     final_answer: Optional[str] = None
     ended_by: Optional[str] = None
+    answer_source: Optional[str] = None               # the final answer's: "marker" or "fallback"
     verdict: Optional[Dict[str, Any]] = None          # correct, expected, parsed, reason
     tokens_est: float = 0.0            # words x 1.3 over solver and responder messages
     wall_s: float = 0.0

@@ -21,12 +21,55 @@ from eval.protocol import Action, after_solver, needs_responder, parse_action, s
     ("- REQUEST: value of a(1)", "request", "value of a(1)"),
     ("ANSWER:\n\n(1, 2, 3)", "answer", "(1, 2, 3)"),                 # value on the next line
     ("The answer is 7.", "format_error", ""),
+    ("ANSWER: $$\nP(H|E) = \\frac14\n$$\nDone.", "answer", "$$\nP(H|E) = \\frac14\n$$"),
+    ("ANSWER:\n\\[\n\\boxed{1/4}\n\\]", "answer", "\\[\n\\boxed{1/4}\n\\]"),
+    ("ANSWER: \\begin{pmatrix} 1 \\\\ 2\n\\end{pmatrix}", "answer",
+     "\\begin{pmatrix} 1 \\\\ 2\n\\end{pmatrix}"),
+    ("ANSWER: $$ 1/4 $$ and more", "answer", "$$ 1/4 $$"),
+    ("ANSWER: $$\n1/4", "answer", "$$\n1/4"),                      # unclosed: to the end
+    ("ANSWER\uff1a 5", "answer", "5"),
+    ("> ANSWER : 5", "answer", "5"),
     ("ANSWER:", "format_error", ""),
     ("", "format_error", ""),
     ("MY ANSWER IS: 5", "format_error", ""),
 ])
 def test_parse_action(text, kind, content):
-    assert parse_action(text) == Action(kind, content)
+    action = parse_action(text)
+    assert (action.kind, action.text) == (kind, content)
+    assert action.source == (None if kind == "format_error" else "marker")
+
+
+@pytest.mark.parametrize("text, content", [
+    ("So P(H|E) = 1/4, and\n\\[\\boxed{\\frac14}\\]", "\\[\\boxed{\\frac14}\\]"),
+    ("We get $\\boxed{1/4}$.", "We get $\\boxed{1/4}$."),
+    ("Since P(E) = 0.4, we get P(H|E) = \\boxed{1/4}.", "we get P(H|E) = \\boxed{1/4}."),
+    ("So (x0, x1) = \\boxed{(1, 2)}", "So (x0, x1) = \\boxed{(1, 2)}"),
+    ("Hence \\sqrt{\\boxed{4}}", "Hence \\sqrt{\\boxed{4}}"),
+    ("Work.\n**Final Answer**\n\\[ \\boxed{1/4} \\]", "\\[ \\boxed{1/4} \\]"),
+    ("The final answer is $\\frac{1}{4}$. I hope it is correct.",
+     "$\\frac{1}{4}$. I hope it is correct."),
+    ("Final Answer: 1/4", "1/4"),
+    ("Before the final answer, check: 2 + 2 = 4. \\boxed{1/4}", "\\boxed{1/4}"),
+    ("**Final answer:** \n$$\n1/4\n$$\nThat is all.", "$$\n1/4\n$$"),
+    ("\\sqrt\n\\boxed{4}", "\\sqrt\n\\boxed{4}"),           # the line before a box joins it
+])
+def test_fallback_answers(text, content):
+    assert parse_action(text) == Action("answer", content, "fallback")
+
+
+@pytest.mark.parametrize("text", [
+    "The answer is 7.",                       # no marker, no box, no phrase
+    "\\boxed{1/4}. Let me check: 2 + 2 = 4.",  # the box is not the last statement
+    "Final answer: 1/4.\nActually 1/4 + 1 = 5/4.",
+    "\\boxed{1/4",                           # unbalanced box
+    "final answer",
+])
+def test_no_fallback(text):
+    assert parse_action(text) == Action("format_error", "")
+
+
+def test_action_is_backwards_compatible():
+    assert Action("answer", "1") == Action("answer", "1", None)
 
 
 @given(st.text(max_size=500))
@@ -99,3 +142,28 @@ def test_every_episode_ends_within_budget_plus_one_turns(kinds, budget):
             break
     else:
         assert len(kinds) <= budget
+
+
+def _episode_for(message: str):
+    import json
+
+    from eval.backends.base import Completion
+    from eval.episode import Episode
+    from tests.verifiers.corpus import release_instances
+
+    inst = [i for i in release_instances(1) if i.family == "bayes_missing_prior"][0]
+    ep = Episode(inst, solver="scripted", responder="rules", regime="zs")
+    ep.on_solver(Completion(text=message.replace("VALUE", inst.answer.value)))
+    assert ep.done
+    return json.loads(ep.transcript.to_json_line())
+
+
+@pytest.mark.parametrize("message, source", [
+    ("Work.\nANSWER: VALUE", "marker"),
+    ("Work.\n**Final Answer**\n\\[ \\boxed{VALUE} \\]", "fallback"),
+])
+def test_transcript_records_the_answer_source(message, source):
+    row = _episode_for(message)
+    assert row["answer_source"] == source
+    assert row["turns"][0]["answer_source"] == source
+    assert row["verdict"]["correct"] is True

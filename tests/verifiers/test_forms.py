@@ -9,9 +9,10 @@ import pytest
 
 from generators.schema import Answer
 from verifiers import verify_answer
+from verifiers.parse import AnswerContext
 
 README = Path(__file__).resolve().parents[2] / "verifiers" / "README.md"
-ROW = re.compile(r"^\| (?P<form>[^|]+?) \| (?P<text>`[^`]*`|\*\([^)]*\)\*) \| (?P<type>\w+) \| "
+ROW = re.compile(r"^\| (?P<form>[^|]+?) \| (?P<text>`[^`]*`|\*\([^)]*\)\*) \| (?P<type>[^|]+?) \| "
                  r"(?P<expected>[^|]+?) \| (?P<ok>yes|no) \|$")
 
 
@@ -32,17 +33,34 @@ ROWS = _rows()
 
 
 def test_table_is_complete():
-    assert len(ROWS) >= 60
+    assert len(ROWS) >= 185
     assert {r["ok"] for r in ROWS} == {"yes", "no"}
+
+
+def _context(spec: str) -> AnswerContext:
+    """The type column's context words: ``ohms`` (the question names the unit), ``mod=M`` (a
+    congruence answer modulo M), ``edges`` (undirected edges e01, e12, e20)."""
+    units, modulus, aliases = (), None, ()
+    for word in spec:
+        if word == "ohms":
+            units = ("ohms", "ohm", "\u03a9")
+        elif word.startswith("mod="):
+            modulus = int(word[4:])
+        elif word == "edges":
+            aliases = (("e10", "e01"), ("e21", "e12"), ("e02", "e20"))
+    return AnswerContext(units=units, modulus=modulus, aliases=aliases)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["form"] for r in ROWS])
 def test_form(row):
-    names = ["q0", "q1", "q2"] if row["type"] == "tuple" else []
-    if row["type"] == "tuple" and row["expected"].count(",") == 1:
+    answer_type, *spec = row["type"].split()
+    names = ["q0", "q1", "q2"] if answer_type == "tuple" else []
+    if answer_type == "tuple" and row["expected"].count(",") == 1:
         names = ["a", "b"]
-    answer = Answer(row["type"], row["expected"], names)
-    verdict = verify_answer(answer, row["text"])
+    if spec and spec[0] in ("edges", "e"):
+        names = ["e01", "e12", "e20"]
+    answer = Answer(answer_type, row["expected"], names)
+    verdict = verify_answer(answer, row["text"], _context(spec))
     assert verdict.correct is (row["ok"] == "yes"), verdict
     if verdict.correct:
         assert verdict.reason == "correct"
