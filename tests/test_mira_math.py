@@ -251,3 +251,14 @@ def test_api_on_a_held_out_split(tmp_path):
         assert row["latent"] not in public
         assert _ten_line_episode(row, _asking_chat(row)) == 1.0, row["id"]
         assert mira_math.score_answer(row, _written(row)) == 1.0
+
+
+def test_the_data_layer_imports_neither_mira_math_nor_eval():
+    import subprocess
+    import sys
+
+    code = ("import sys, generators.release, generators.publish, generators.card, mira_math; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'eval'))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=RELEASE.parent, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out == "[]"   # mira_math imports eval only inside the protocol functions
