@@ -31,7 +31,8 @@ def _sample(text: str) -> int:
 
 
 def check_solver_spec(spec: str) -> None:
-    """Refuse a typo'd solver before any data is read, suggesting the nearest spelling."""
+    """Explain why a solver spec is not one ``make_solver`` knows, suggesting the nearest
+    spelling (called when it refused the spec, so tests may register scripted solvers)."""
     kind, sep, rest = spec.partition(":")
     if not sep and spec in BACKEND_KINDS:
         raise ValueError(f"solver {spec!r} needs a model: {spec}:MODEL")
@@ -113,11 +114,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
                "max_tokens_param": args.api_max_tokens_param,
                "sampling_params": False if args.no_sampling_params else None}
     options = {k: v for k, v in options.items() if v is not None}
-    try:
-        check_solver_spec(args.solver)
-    except ValueError as err:
-        print(f"mira-math eval: {err}", file=sys.stderr)
-        return 2
     unknown = unknown_families(args.families or [])
     if unknown:
         print(f"mira-math eval: {unknown}", file=sys.stderr)
@@ -155,6 +151,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
                                           else ""), file=sys.stderr)
         return 2
     except ValueError as err:
+        try:
+            check_solver_spec(args.solver)   # a typo'd spec: say what was probably meant
+        except ValueError as clearer:
+            err = clearer
         print(f"mira-math eval: {err}", file=sys.stderr)
         return 2
     config = RunConfig(
