@@ -143,6 +143,25 @@ def _ten_line_episode(row, chat, regime="zs"):
         messages.append({"role": "user", "content": mira_math.respond(row, reply, left)["message"]})
 
 
+def _documented_episode(document: Path):
+    """The ``episode`` function exactly as a document's Python example defines it."""
+    text = document.read_text(encoding="utf-8")
+    block = next(b.split("```", 1)[0] for b in text.split("```python\n")[1:] if "def episode" in b)
+    namespace: dict = {}
+    exec(block.split("\nrows = ")[0], namespace)
+    return namespace["episode"]
+
+
+@pytest.mark.parametrize("document", ["README.md", "dataset_card.md"])
+def test_the_documented_episode_runs_as_written(document, tmp_path):
+    episode = _documented_episode(RELEASE.parent / document)
+    rows = _hub_rows("type_b", tmp_path)[::150]            # one row per Type B family
+    assert len(rows) == 11
+    for row in rows:
+        assert episode(row, _asking_chat(row)) == 1.0, row["id"]
+        assert episode(row, lambda messages: "ANSWER: 123456789/7") == 0.0
+
+
 def test_hub_row_and_load_row_give_the_same_instance(tmp_path):
     hub = _hub_rows("bayes_missing_prior", tmp_path)[0]
     loaded = mira_math.load("bayes_missing_prior", cache_dir=str(tmp_path))[0]
