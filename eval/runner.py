@@ -47,8 +47,9 @@ class Selection:
 
 def load_data(files: Sequence[Path], families: Optional[Sequence[str]] = None,
               ids: Optional[Sequence[str]] = None, limit: Optional[int] = None,
-              shard: Optional[tuple] = None) -> Selection:
-    """Read and check every line before any model call; then filter, shard and limit."""
+              shard: Optional[tuple] = None, sample: Optional[tuple] = None) -> Selection:
+    """Read and check every line before any model call; then filter, sample, shard and limit.
+    ``sample`` = (N, seed): N instances drawn without replacement, kept in dataset order."""
     from generators.release import CHECKSUMS, check_manifest
 
     digest = hashlib.sha256()
@@ -76,12 +77,28 @@ def load_data(files: Sequence[Path], families: Optional[Sequence[str]] = None,
         if missing:
             raise RunError(f"unknown ids: {', '.join(sorted(missing)[:5])}")
         instances = [i for i in instances if i.id in wanted]
+    if sample:
+        import random
+
+        size, seed = sample
+        keep = set(random.Random(seed).sample(range(len(instances)), min(size, len(instances))))
+        instances = [inst for n, inst in enumerate(instances) if n in keep]
     if shard:
         index, count = shard
         instances = [inst for n, inst in enumerate(instances) if n % count == index]
     if limit is not None:
         instances = instances[:limit]
-    return Selection(instances, [str(p) for p in files], digest.hexdigest())
+    return Selection(instances, [_portable(p) for p in files], digest.hexdigest())
+
+
+def _portable(path: Path) -> str:
+    """A dataset path ``score`` resolves from any directory: relative to the repository when
+    inside it (so a run directory moves between clones), else absolute."""
+    full = Path(path).resolve()
+    try:
+        return full.relative_to(Path(__file__).resolve().parents[1]).as_posix()
+    except ValueError:
+        return str(full)
 
 
 def data_files(config: Optional[str], data: Optional[Path], release: Path) -> List[Path]:

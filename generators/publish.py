@@ -7,6 +7,7 @@ Only tested against ``unittest.mock.create_autospec(HfApi)``: no test reaches th
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, List, Optional, Tuple
@@ -15,6 +16,9 @@ from generators.errors import MiraError
 from generators.release import read_release_info, verify_release
 
 REPO_TYPE = "dataset"
+# The Hub's repo id rules (owner/name, letters, digits, "-", "_", "."), and a semantic-version tag.
+_REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+_TAG = re.compile(r"^v\d+\.\d+\.\d+$")
 
 
 class PublishError(MiraError, RuntimeError):
@@ -38,8 +42,29 @@ class Plan:
         return "\n".join(lines)
 
 
+def check_names(repo_id: str, tag: Optional[str]) -> None:
+    """Refuse before any work: the Hub would reject the id, and tags are vX.Y.Z."""
+    if not _REPO_ID.match(repo_id) or ".." in repo_id or "--" in repo_id:
+        raise PublishError(f"--repo-id {repo_id!r}: expected OWNER/NAME (letters, digits, '-', '_', '.')")
+    if tag is not None and not _TAG.match(tag):
+        raise PublishError(f"--tag {tag!r}: expected vX.Y.Z, e.g. v1.1.0")
+
+
+def existing_tags(api: Any, repo_id: str) -> List[str]:
+    """Tags of the repo on the Hub; none when the repo does not exist yet."""
+    try:
+        refs = api.list_repo_refs(repo_id, repo_type=REPO_TYPE)
+    except Exception as err:  # RepositoryNotFoundError: a new repo has no tags
+        if type(err).__name__ in ("RepositoryNotFoundError", "RevisionNotFoundError"):
+            return []
+        raise
+    return [ref.name for ref in getattr(refs, "tags", [])]
+
+
 def plan(folder: Path, repo_id: str, tag: Optional[str] = None, private: bool = False) -> Plan:
-    """What publishing would upload; refuses a folder that does not verify."""
+    """What publishing would upload; refuses a malformed repo id or tag, and a folder that
+    does not verify."""
+    check_names(repo_id, tag)
     report = verify_release(folder)
     if not report.ok:
         raise PublishError(f"{folder} fails verify; not publishing:\n" + "\n".join(report.problems))
@@ -63,6 +88,9 @@ def publish(folder: Path, the_plan: Plan, api: Any = None) -> str:
         from huggingface_hub import HfApi  # optional dependency: pip install 'mira-math[hub]'
 
         api = HfApi()
+    if the_plan.tag and the_plan.tag in existing_tags(api, the_plan.repo_id):
+        raise PublishError(f"{the_plan.repo_id} already has tag {the_plan.tag}: a published "
+                           f"version is never replaced; bump the version")
     api.create_repo(the_plan.repo_id, repo_type=REPO_TYPE, private=the_plan.private, exist_ok=True)
     commit = api.upload_folder(
         repo_id=the_plan.repo_id, folder_path=str(folder), repo_type=REPO_TYPE,

@@ -20,6 +20,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
 
 from generators import registry
 from generators.build import GENERATOR_VERSION, build_split, instance_keys
+from generators.card import render_readme
+from generators.layout import SPLIT, data_path
 from generators.schema import DataError, Instance, read_jsonl
 from generators.seeds import PUBLIC, SeedSet
 
@@ -27,15 +29,10 @@ CHECKSUMS = "CHECKSUMS.sha256"
 README = "README.md"
 PUBLIC_PER_TYPE = {"A": 20, "B": 50}
 RELEASE_INFO = "release_info.json"
-SPLIT = "test"
 
 # The committed release, found from the package's own location so that commands work from any
 # working directory (the repository is installed in editable mode).
 DEFAULT_RELEASE = Path(__file__).resolve().parent.parent / "mira-math"
-
-
-def data_path(family: str) -> str:
-    return f"data/{family}/{SPLIT}.jsonl"
 
 
 def group_lines(instances: Iterable[Instance], progress: Optional[Callable[[], None]] = None
@@ -119,13 +116,11 @@ def render_release(seed_set: SeedSet, per_type: Dict[str, int], families: Sequen
                    progress: Optional[Callable[[], None]] = None,
                    disjoint_from: Sequence[dict] = ()) -> Dict[str, bytes]:
     """Every file of the release folder (card and checksums included), in memory."""
-    import mira_math  # the card's configs live there; imported late to avoid a cycle
-
     split = build_split(seed_set, per_type, families, difficulties, excluded_keys(disjoint_from))
     files = group_lines(split, progress)
     info = release_info(seed_set, per_type, files, families, difficulties, disjoint_from)
     files[RELEASE_INFO] = (json.dumps(info, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    files[README] = mira_math.render_readme(info, files).encode("utf-8")
+    files[README] = render_readme(info, files).encode("utf-8")
     files[CHECKSUMS] = manifest(files)
     return files
 

@@ -12,6 +12,24 @@ from generators import registry
 from generators.release import DEFAULT_RELEASE
 
 
+def non_negative_int(text: str) -> int:
+    return _bounded_int(text, 0)
+
+
+def positive_int(text: str) -> int:
+    return _bounded_int(text, 1)
+
+
+def _bounded_int(text: str, low: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+    return value
+
+
 def _per_type(text: str) -> Dict[str, int]:
     try:
         a, b = (int(x) for x in text.split("/"))
@@ -20,6 +38,22 @@ def _per_type(text: str) -> Dict[str, int]:
     if a < 0 or b < 0:
         raise argparse.ArgumentTypeError("counts must be non-negative")
     return {"A": a, "B": b}
+
+
+def did_you_mean(word: str, choices: Sequence[str]) -> str:
+    """`` (did you mean 'x'?)`` for a near miss among ``choices``, else empty."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def unknown_families(names: Sequence[str]) -> Optional[str]:
+    """The error for the first name that is not a family, with a suggestion; None if all are."""
+    for name in names:
+        if name not in registry.names():
+            return f"unknown family {name!r}{did_you_mean(name, registry.names())}"
+    return None
 
 
 def _progress(total: int, desc: str):
@@ -36,9 +70,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from generators.seeds import PUBLIC, SeedSet
 
     families = args.families or registry.names(args.types)
-    unknown = [f for f in families if f not in registry.names()]
+    unknown = unknown_families(families)
     if unknown:
-        print(f"mira-math generate: unknown family {unknown[0]!r}", file=sys.stderr)
+        print(f"mira-math generate: {unknown}", file=sys.stderr)
         return 2
     families = [f for f in registry.names() if f in families]  # release order
     public = args.seed_set in (None, PUBLIC.name)
@@ -152,14 +186,20 @@ def cmd_check_disjoint(args: argparse.Namespace) -> int:
         empty = folders[[bool(t) for t in tables].index(False)]
         print(f"mira-math check-disjoint: {empty} holds no instances", file=sys.stderr)
         return 1
-    total = 0
+    total, shown = 0, 0
     for a in range(len(folders)):           # every pair: declared splits against each other too
         for b in range(a + 1, len(folders)):
-            shared = sorted(set(tables[a]) & set(tables[b]))
+            shared = sorted(set(tables[a]) & set(tables[b]),
+                            key=lambda k: (tables[a][k], tables[b][k], k))
             total += len(shared)
             for key in shared:
+                if shown >= args.max_shown:
+                    break
+                shown += 1
                 what = "solver view" if "|view|" in key else "complete problem"
                 print(f"SHARED {what}: {folders[a]} {tables[a][key]} = {folders[b]} {tables[b][key]}")
+    if total > shown:
+        print(f"... and {total - shown} more (--max-shown N to list more)")
     counts = " and ".join(str(sum("|problem|" in k for k in t)) for t in tables)
     print(f"{counts} instances: {total} shared complete problems or solver views")
     return 1 if total else 0
@@ -226,13 +266,16 @@ def add_commands(sub) -> None:
     """Add the data subcommands to ``mira-math``'s subparsers ``sub``."""
 
     g = sub.add_parser("generate", help="build a split (default: the public 20/50 release)")
-    g.add_argument("--out", type=Path, default=None,
-                   help="output folder (default: mira-math; required for a held-out seed set)")
+    g.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="output folder (default: the committed mira-math/ release folder; "
+                        "required for a held-out seed set)")
     g.add_argument("--types", choices=["A", "B", "AB"], default="AB", help="family types to build")
     g.add_argument("--families", nargs="+", metavar="NAME", help="only these families")
-    g.add_argument("--difficulties", nargs="+", type=int, choices=[1, 2, 3], default=[1, 2, 3])
+    g.add_argument("--difficulties", nargs="+", type=int, choices=[1, 2, 3], default=[1, 2, 3],
+                   help="difficulty levels to build")
     g.add_argument("--per-type", type=_per_type, default={"A": 20, "B": 50}, metavar="A/B",
-                   help="instances per difficulty for Type A / Type B families (default 20/50)")
+                   help="instances per difficulty for Type A / Type B families (default: 20/50, the "
+                        "public release)")
     g.add_argument("--seed-set", default=None, metavar="NAME",
                    help="a held-out seed set (default: the public release's); it shares no "
                         "complete problem or solver view with the public release")
@@ -242,26 +285,31 @@ def add_commands(sub) -> None:
     g.set_defaults(func=cmd_generate)
 
     v = sub.add_parser("validate", help="re-run every validity check on JSONL files or release folders")
-    v.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    v.add_argument("files", nargs="+", type=Path, metavar="FILE",
+                   help="a family's JSONL file or a release folder (every family it lists)")
     v.set_defaults(func=cmd_validate)
 
     r = sub.add_parser("verify", help="regenerate a release folder and compare it byte for byte")
-    r.add_argument("dir", nargs="?", type=Path, default=DEFAULT_RELEASE)
+    r.add_argument("dir", nargs="?", type=Path, default=DEFAULT_RELEASE, metavar="DIR",
+                   help="release folder (default: the committed mira-math/ release); an imported "
+                        "reference folder is checked against its checksums and read strictly")
     r.set_defaults(func=cmd_verify)
 
     c = sub.add_parser("check-disjoint", help="prove splits share no complete problem or solver "
                        "view (every pair of the folders given)")
-    c.add_argument("first", type=Path, metavar="DIR")
-    c.add_argument("second", type=Path, metavar="DIR")
+    c.add_argument("first", type=Path, metavar="DIR", help="a release folder")
+    c.add_argument("second", type=Path, metavar="DIR", help="another release folder")
     c.add_argument("more", type=Path, nargs="*", metavar="DIR", help="further splits")
+    c.add_argument("--max-shown", type=non_negative_int, default=20, metavar="N",
+                   help="list at most N shared keys (sorted by the first folder's ids)")
     c.set_defaults(func=cmd_check_disjoint)
 
     p = sub.add_parser("publish", help="upload a verified release folder to the Hugging Face Hub")
-    p.add_argument("--repo-id", required=True, metavar="OWNER/NAME")
-    p.add_argument("--tag", metavar="vX.Y.Z", help="tag the upload commit")
+    p.add_argument("--repo-id", required=True, metavar="OWNER/NAME", help="the Hub dataset repo")
+    p.add_argument("--tag", metavar="vX.Y.Z", help="tag the upload commit; an existing tag is refused")
     p.add_argument("--private", action="store_true", help="create the repo as private")
     p.add_argument("--dry-run", action="store_true", help="list files and the commit; upload nothing")
-    p.add_argument("--dir", type=Path, default=DEFAULT_RELEASE, help="release folder (default: mira-math)")
+    p.add_argument("--dir", type=Path, default=DEFAULT_RELEASE, help="release folder (default: the committed mira-math/ release)")
     p.set_defaults(func=cmd_publish)
 
     ir = sub.add_parser("import-reference",

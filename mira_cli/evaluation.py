@@ -8,6 +8,67 @@ import sys
 from pathlib import Path
 
 from generators.release import DEFAULT_RELEASE
+from mira_cli.data import did_you_mean, non_negative_int, positive_int, unknown_families
+
+SCRIPTED_SOLVERS = ("reference", "noask")
+BACKEND_KINDS = ("vllm", "openai", "transformers")
+INSTALL_HINTS = {"vllm": "pip install -e '.[vllm]'", "openai": "pip install -e '.[openai]'",
+                 "transformers": "pip install -e '.[transformers]'"}
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return value
+
+
+def _sample(text: str) -> int:
+    return positive_int(text)
+
+
+def check_solver_spec(spec: str) -> None:
+    """Explain why a solver spec is not one ``make_solver`` knows, suggesting the nearest
+    spelling (called when it refused the spec, so tests may register scripted solvers)."""
+    kind, sep, rest = spec.partition(":")
+    if not sep and spec in BACKEND_KINDS:
+        raise ValueError(f"solver {spec!r} needs a model: {spec}:MODEL")
+    if not sep:
+        if spec not in SCRIPTED_SOLVERS:
+            hint = did_you_mean(spec, SCRIPTED_SOLVERS)
+            raise ValueError(f"unknown solver {spec!r}{hint}: use reference, noask or KIND:MODEL "
+                             f"with KIND one of {', '.join(BACKEND_KINDS)}")
+    elif kind not in BACKEND_KINDS:
+        raise ValueError(f"unknown backend kind {kind!r}{did_you_mean(kind, BACKEND_KINDS)} in "
+                         f"{spec!r}: use {', '.join(BACKEND_KINDS)}")
+    elif not rest:
+        raise ValueError(f"solver {spec!r} needs a model: {kind}:MODEL")
+
+
+def unreadable_families(data, instances) -> list:
+    """Families of an imported reference folder whose canonical fact the rules responder does
+    not offer when asked by its slot name (their lines use another notation)."""
+    from generators.release import RELEASE_INFO
+    import json
+
+    folder = data if data is not None and data.is_dir() else None
+    if folder is None or not (folder / RELEASE_INFO).is_file():
+        return []
+    if json.loads((folder / RELEASE_INFO).read_text(encoding="utf-8")).get("regenerable") is not False:
+        return []
+    from eval.responders.base import ResponderTurn
+    from eval.responders.rules import decide
+
+    offered, seen = {}, {}
+    for inst in instances:
+        hint = inst.hints[0]
+        turn = ResponderTurn(list(inst.responder), f"What is the value of {hint.slot}?", inst.family, 0)
+        seen[inst.family] = seen.get(inst.family, 0) + 1
+        offered[inst.family] = offered.get(inst.family, 0) + (decide(turn).shown == hint.constraint)
+    return [f for f in seen if offered[f] * 2 < seen[f]]   # most instances unreadable
 
 
 def _shard(text: str):
@@ -53,16 +114,47 @@ def cmd_eval(args: argparse.Namespace) -> int:
                "max_tokens_param": args.api_max_tokens_param,
                "sampling_params": False if args.no_sampling_params else None}
     options = {k: v for k, v in options.items() if v is not None}
+    unknown = unknown_families(args.families or [])
+    if unknown:
+        print(f"mira-math eval: {unknown}", file=sys.stderr)
+        return 2
+    if args.config is not None:
+        import mira_math
+
+        if args.config not in mira_math.configs():
+            print(f"mira-math eval: unknown config {args.config!r}"
+                  f"{did_you_mean(args.config, list(mira_math.configs()))}: use all, type_a, "
+                  f"type_b or a family name", file=sys.stderr)
+            return 2
     files = data_files(args.config, args.data, args.release)
-    selection = load_data(files, args.families, args.ids, args.limit, args.shard)
+    sample = (args.sample, args.sample_seed) if args.sample else None
+    selection = load_data(files, args.families, args.ids, args.limit, args.shard, sample=sample)
     if not selection.instances:
-        print("mira-math eval: the selection is empty", file=sys.stderr)
+        print("mira-math eval: the selection is empty (check --families, --ids and --shard "
+              "against the data files)", file=sys.stderr)
         return 1
+    if args.responder == "rules" and args.condition == "standard":
+        blind = unreadable_families(args.data, selection.instances)
+        if blind:
+            print(f"warning: the rules responder cannot read the reference lines of {len(blind)} "
+                  f"famil{'y' if len(blind) == 1 else 'ies'} of this imported dataset "
+                  f"({', '.join(blind)}); it will decline there. Use --responder llm:... or "
+                  f"--condition oracle-hint for them (docs/reference_import.md).", file=sys.stderr)
     params = GenParams(temperature=args.temperature, max_tokens=args.max_tokens)
     try:
         solver = make_solver(args.solver, params, **options)
         responder = make_responder(args.responder, solver, options)
-    except (ValueError, ImportError) as err:
+    except ImportError as err:
+        kind = args.solver.partition(":")[0]
+        hint = INSTALL_HINTS.get(kind)
+        print(f"mira-math eval: {err}" + (f" (install it with: {hint})" if hint and hint not in str(err)
+                                          else ""), file=sys.stderr)
+        return 2
+    except ValueError as err:
+        try:
+            check_solver_spec(args.solver)   # a typo'd spec: say what was probably meant
+        except ValueError as clearer:
+            err = clearer
         print(f"mira-math eval: {err}", file=sys.stderr)
         return 2
     config = RunConfig(
@@ -71,7 +163,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         solver_params=params.as_dict() if args.solver not in ("reference", "noask") else {},
         responder_params={} if args.responder == "rules" else {"temperature": 0.0, "max_tokens": 256},
         selection={"families": args.families, "ids": args.ids, "limit": args.limit,
-                   "shard": list(args.shard) if args.shard else None})
+                   "shard": list(args.shard) if args.shard else None,
+                   **({"sample": [args.sample, args.sample_seed]} if args.sample else {})})
     try:
         result = run(args.out, selection, config, solver, responder, argv=sys.argv,
                      resume=args.resume, retry_errors=args.retry_errors, window=args.window,
@@ -131,38 +224,57 @@ def add_commands(sub) -> None:
     src = e.add_mutually_exclusive_group()
     src.add_argument("--config", metavar="NAME", help="a dataset config (all, type_a, type_b, a family)")
     src.add_argument("--data", type=Path, metavar="FILE|DIR", help="a JSONL file or a release folder")
-    e.add_argument("--release", type=Path, default=DEFAULT_RELEASE, help="release folder for --config")
-    e.add_argument("--limit", type=int, help="first N instances after filtering")
-    e.add_argument("--families", nargs="+", metavar="NAME")
-    e.add_argument("--ids", nargs="+", metavar="ID")
+    e.add_argument("--release", type=Path, default=DEFAULT_RELEASE, metavar="DIR",
+                   help="release folder for --config (default: the committed mira-math/ release, "
+                        "wherever the command runs)")
+    e.add_argument("--limit", type=positive_int, metavar="N",
+                   help="the first N instances after filtering, in release order (Type A "
+                        "families first, so a small N is one family); see --sample")
+    e.add_argument("--sample", type=_sample, metavar="N",
+                   help="N instances drawn at random (without replacement, kept in release order) "
+                        "after --families/--ids and before --shard/--limit")
+    e.add_argument("--sample-seed", type=int, default=0, metavar="S",
+                   help="seed of --sample: the same N and S give the same instances")
+    e.add_argument("--families", nargs="+", metavar="NAME", help="only these families")
+    e.add_argument("--ids", nargs="+", metavar="ID", help="only these instance ids")
     e.add_argument("--shard", type=_shard, metavar="I/N", help="every N-th instance starting at I")
-    e.add_argument("--out", type=Path, required=True, metavar="RUN_DIR")
+    e.add_argument("--out", type=Path, required=True, metavar="RUN_DIR",
+                   help="run directory: manifest.json and transcripts.jsonl")
     e.add_argument("--resume", action="store_true", help="skip finished instances (same config only)")
     e.add_argument("--retry-errors", action="store_true", help="rerun only instances that errored")
-    e.add_argument("--temperature", type=float, default=0.0)
-    e.add_argument("--max-tokens", type=int, default=1024)
-    e.add_argument("--window", type=int, default=4096, help="live episodes at once (batched backends)")
-    e.add_argument("--concurrency", type=int, help="requests in flight (API backends; default 16)")
-    e.add_argument("--timeout", type=float, help="seconds per API request")
-    e.add_argument("--max-retries", type=int, help="API retries per request")
+    e.add_argument("--temperature", type=float, default=0.0, metavar="T", help="solver sampling temperature")
+    e.add_argument("--max-tokens", type=positive_int, default=4096, metavar="N",
+                   help="solver tokens per turn; reasoning models think before the action line "
+                        "and a cut-off message counts as a request, so give them 8192 or more")
+    e.add_argument("--window", type=positive_int, default=4096, metavar="N",
+                   help="live episodes at once (batched backends)")
+    e.add_argument("--concurrency", type=positive_int, metavar="N",
+                   help="requests in flight (API backends; default: 16)")
+    e.add_argument("--timeout", type=_positive_float, metavar="SECONDS",
+                   help="seconds per API request (default: the backend's)")
+    e.add_argument("--max-retries", type=non_negative_int, metavar="N",
+                   help="API retries per request (default: the backend's)")
     e.add_argument("--api-max-tokens-param", choices=["max_completion_tokens", "max_tokens"],
                    help="API: the token-limit parameter (older servers take max_tokens)")
     e.add_argument("--no-sampling-params", action="store_true",
                    help="API: send no temperature/top_p (reasoning models reject them)")
-    e.add_argument("--tensor-parallel-size", type=int, help="vLLM: GPUs per model")
-    e.add_argument("--max-model-len", type=int, help="vLLM: context length")
+    e.add_argument("--tensor-parallel-size", type=positive_int, metavar="N", help="vLLM: GPUs per model")
+    e.add_argument("--max-model-len", type=positive_int, metavar="N", help="vLLM: context length")
     e.set_defaults(func=cmd_eval)
 
     sc = sub.add_parser("score", help="every metric of any set of runs (declared shards merged) into each "
                         "run's scores.json/.csv; exit 3 when a run is INCOMPLETE")
-    sc.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR")
+    sc.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR",
+                    help="run directories written by eval (declared shards of one run are merged)")
     sc.set_defaults(func=cmd_score)
 
     rp = sub.add_parser("report", help="a Markdown report with figures of one or more runs")
-    rp.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR")
-    rp.add_argument("--out", type=Path, required=True, metavar="DIR")
+    rp.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR",
+                    help="run directories written by eval")
+    rp.add_argument("--out", type=Path, required=True, metavar="DIR",
+                    help="folder for report.md and its figures")
     rp.set_defaults(func=cmd_report)
 
     au = sub.add_parser("audit", help="compare a run's responder decisions with the rules responder")
-    au.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    au.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory written by eval")
     au.set_defaults(func=cmd_audit)

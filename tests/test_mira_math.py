@@ -103,3 +103,181 @@ def test_load_helper_decodes_the_latent_state(tmp_path):
     assert mira_math.load("bayes_missing_prior", cache_dir=str(tmp_path))[0]["latent"]["prior"].__class__ is Fraction
     with pytest.raises(ValueError, match="unknown config"):
         mira_math.load("nope")
+
+
+# ------------------------------------------------------------------ the protocol API on rows
+
+def _hub_rows(config: str, tmp_path, source=RELEASE) -> list:
+    from datasets import load_dataset
+
+    return list(load_dataset(str(source), config, split="test", cache_dir=str(tmp_path / "hub")))
+
+
+def _written(row) -> str:
+    inst = mira_math.instance(row)
+    if inst.answer.type == "tuple":
+        return f"({', '.join(inst.answer.components)}) = {inst.answer.value}"
+    return inst.answer.value
+
+
+def _asking_chat(row):
+    """A chat function that asks for the canonical slot, then answers the stored answer."""
+    slot = mira_math.instance(row).hints[0].slot
+
+    def chat(messages):
+        asked = any(m["role"] == "assistant" for m in messages)
+        return f"Reasoning...\nANSWER: {_written(row)}" if asked else f"REQUEST: What is the value of {slot}?"
+    return chat
+
+
+def _ten_line_episode(row, chat, regime="zs"):
+    """The README's example, verbatim in spirit: budget requests, then one final turn."""
+    messages = mira_math.initial_messages(row, regime)
+    for used in range(mira_math.budget(row) + 1):
+        reply = chat(messages)
+        messages.append({"role": "assistant", "content": reply})
+        answer = mira_math.extract_answer(reply)
+        if answer is not None or used == mira_math.budget(row):
+            return mira_math.score_answer(row, answer)
+        left = mira_math.budget(row) - used - 1
+        messages.append({"role": "user", "content": mira_math.respond(row, reply, left)["message"]})
+
+
+def _documented_episode(document: Path):
+    """The ``episode`` function exactly as a document's Python example defines it."""
+    text = document.read_text(encoding="utf-8")
+    block = next(b.split("```", 1)[0] for b in text.split("```python\n")[1:] if "def episode" in b)
+    namespace: dict = {}
+    exec(block.split("\nrows = ")[0], namespace)
+    return namespace["episode"]
+
+
+@pytest.mark.parametrize("document", ["README.md", "dataset_card.md"])
+def test_the_documented_episode_runs_as_written(document, tmp_path):
+    episode = _documented_episode(RELEASE.parent / document)
+    rows = _hub_rows("type_b", tmp_path)[::150]            # one row per Type B family
+    assert len(rows) == 11
+    for row in rows:
+        assert episode(row, _asking_chat(row)) == 1.0, row["id"]
+        assert episode(row, lambda messages: "ANSWER: 123456789/7") == 0.0
+
+
+def test_hub_row_and_load_row_give_the_same_instance(tmp_path):
+    hub = _hub_rows("bayes_missing_prior", tmp_path)[0]
+    loaded = mira_math.load("bayes_missing_prior", cache_dir=str(tmp_path))[0]
+    assert isinstance(hub["latent"], str) and isinstance(loaded["latent"], dict)
+    assert mira_math.instance(hub) == mira_math.instance(loaded)
+    assert mira_math.initial_messages(hub) == mira_math.initial_messages(loaded)
+
+
+def test_initial_messages_match_the_harness(tmp_path):
+    from eval.prompts import initial_conversation
+
+    row = _hub_rows("moment_problem", tmp_path)[0]
+    messages = mira_math.initial_messages(row, "4s")
+    assert [m["role"] for m in messages] == ["system", "user"]
+    assert messages == initial_conversation(mira_math.instance(row), "4s")
+    assert "Example 4" in messages[0]["content"] and "request(s)" in messages[1]["content"]
+    oracle = mira_math.initial_messages(row, oracle_hint=True)[1]["content"]
+    assert mira_math.instance(row).hints[0].constraint in oracle
+    with pytest.raises(ValueError, match="regime"):
+        mira_math.initial_messages(row, "3s")
+
+
+def test_respond_offers_the_named_slot_and_declines_vague_requests(tmp_path):
+    row = _hub_rows("bayes_missing_prior", tmp_path)[0]
+    hint = mira_math.instance(row).hints[0]
+    offer = mira_math.respond(row, f"I think I need it.\nREQUEST: What is {hint.slot}?", 2)
+    assert offer["decision"] == "offer" and offer["shown"] == hint.constraint and offer["canonical"]
+    assert offer["message"] == f"Information holder: {hint.constraint}\n2 request(s) left."
+    bare = mira_math.respond(row, f"What is {hint.slot}?")
+    assert bare["shown"] == hint.constraint and bare["message"] == f"Information holder: {hint.constraint}"
+    vague = mira_math.respond(row, "REQUEST: Can you tell me the missing information?", 0)
+    assert vague["decision"] == "decline" and vague["constraint"] is None
+    assert vague["shown"] == "I do not have that information."
+    assert "no requests left" in vague["message"]
+    rambling = mira_math.respond(row, "Let me think.\nNo action line here.", 1)
+    assert rambling["decision"] == "format_error" and rambling["shown"] is None
+    assert "no action line" in rambling["message"]
+
+
+def test_extract_answer_is_the_protocol_parser():
+    assert mira_math.extract_answer("so...\nANSWER: 3/7") == "3/7"
+    assert mira_math.extract_answer("**ANSWER:** 3/7") == "3/7"
+    assert mira_math.extract_answer("ANSWER: 1\nREQUEST: what is c?") is None   # the last line counts
+    assert mira_math.extract_answer("3/7") is None
+    assert mira_math.extract_answer(None) is None
+
+
+def test_score_answer_and_verify_on_answers_and_messages(tmp_path):
+    row = _hub_rows("bayes_missing_prior", tmp_path)[0]
+    right = _written(row)
+    assert mira_math.score_answer(row, right) == 1.0
+    assert mira_math.score_answer(row, f"Working.\nANSWER: {right}") == 1.0
+    assert mira_math.score_answer(row, "ANSWER: 999/1000") == 0.0
+    assert mira_math.score_answer(row, None) == 0.0
+    verdict = mira_math.verify(row, f"ANSWER: {right}")
+    assert verdict.correct and verdict.expected == right and verdict.reason == "correct"
+    assert mira_math.verify(row, "REQUEST: what is P(H)?").reason.startswith("no answer")
+    assert mira_math.verify(row, "ANSWER: banana").reason.startswith("unreadable")
+
+
+def test_bad_rows_name_the_field(tmp_path):
+    row = dict(_hub_rows("bayes_missing_prior", tmp_path)[0])
+    del row["hints"]
+    with pytest.raises(mira_math.RowError, match="hints"):
+        mira_math.score_answer(row, "1/4")
+    with pytest.raises(mira_math.RowError, match="expected a dataset row"):
+        mira_math.budget("bay-000000")
+
+
+@pytest.mark.parametrize("config", ["type_a", "type_b"])
+def test_ten_line_episode_agrees_with_the_harness_on_the_release(config, tmp_path):
+    rows = _hub_rows(config, tmp_path)[::37]   # one row in 37, every family represented
+    assert {r["family"] for r in rows} == set(registry.names(config[-1].upper()))
+    for row in rows:
+        transcript = mira_math.run_episode(row, _asking_chat(row))
+        score = _ten_line_episode(row, _asking_chat(row))
+        assert score == (1.0 if transcript["verdict"]["correct"] else 0.0), row["id"]
+        assert transcript["ended_by"] == "answer"
+
+
+def test_a_silent_solver_ends_without_an_answer(tmp_path):
+    row = _hub_rows("bayes_missing_prior", tmp_path)[0]
+    calls = []
+
+    def chat(messages):
+        calls.append(len(messages))
+        return "thinking, no action"
+    assert _ten_line_episode(row, chat) == 0.0
+    transcript = mira_math.run_episode(row, chat)
+    assert transcript["ended_by"] == "no_answer_in_final_turn"
+    assert len(calls) == 2 * (mira_math.budget(row) + 1)   # budget turns, then the final one, twice
+
+
+def test_api_on_a_held_out_split(tmp_path):
+    from mira_cli.main import main
+
+    out = tmp_path / "heldout"
+    families = ["bayes_missing_prior", "moment_problem"]
+    assert main(["generate", "--seed-set", "api-test", "--families", *families,
+                 "--per-type", "1/1", "--out", str(out)]) == 0
+    rows = [r for f in families for r in _hub_rows(f, tmp_path, source=out)]   # configs present
+    assert len(rows) == 6 and {r["seed_set"] for r in rows} == {"api-test"}
+    public = {r["latent"] for r in _hub_rows("all", tmp_path / "pub")
+              if r["family"] in families}
+    for row in rows:
+        assert row["latent"] not in public
+        assert _ten_line_episode(row, _asking_chat(row)) == 1.0, row["id"]
+        assert mira_math.score_answer(row, _written(row)) == 1.0
+
+
+def test_the_data_layer_imports_neither_mira_math_nor_eval():
+    import subprocess
+    import sys
+
+    code = ("import sys, generators.release, generators.publish, generators.card, mira_math; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'eval'))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=RELEASE.parent, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert out == "[]"   # mira_math imports eval only inside the protocol functions

@@ -55,7 +55,7 @@ class ImportResult:
 
 
 def _readme(info: dict, files: Dict[str, bytes], summary: Optional[dict]) -> str:
-    import mira_math
+    from generators.card import render_readme
 
     src = info["source"]
     counts = info["counts"]
@@ -111,7 +111,7 @@ def _readme(info: dict, files: Dict[str, bytes], summary: Optional[dict]) -> str
             f"({t['instances_with_real_finding']} instances with a finding about the source "
             f"data).\n"
         )
-    return mira_math.render_readme(info, files, card=card, summary=head)
+    return render_readme(info, files, card=card, summary=head)
 
 
 def import_reference(path: Path, check: bool = False,

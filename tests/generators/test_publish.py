@@ -72,3 +72,40 @@ def test_dry_run_prints_the_plan_and_uploads_nothing(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "owner/mira-math" in out and "data/moment_problem/test.jsonl" in out
     assert "tag: v1.0.0" in out and "dry run" in out and not called
+
+
+@pytest.mark.parametrize("repo_id", ["notvalid", "owner/", "/name", "a/b/c", "own er/name", "owner/na..me"])
+def test_refuses_a_malformed_repo_id_before_verifying(repo_id, capsys):
+    with pytest.raises(publishing.PublishError, match="OWNER/NAME"):
+        publishing.plan(RELEASE / "no-such-folder", repo_id)
+    assert main(["publish", "--repo-id", repo_id, "--dry-run", "--dir", str(RELEASE)]) == 1
+    assert "expected OWNER/NAME" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("tag", ["1.0", "v1.0", "1.0.0", "v1.0.0-rc1", "latest"])
+def test_refuses_a_tag_that_is_not_vxyz(tag, capsys):
+    assert main(["publish", "--repo-id", "owner/mira-math", "--tag", tag, "--dry-run",
+                 "--dir", str(RELEASE)]) == 1
+    assert "expected vX.Y.Z" in capsys.readouterr().err
+
+
+def test_republishing_an_existing_tag_is_refused_before_the_upload(api):
+    api.list_repo_refs.return_value = SimpleNamespace(tags=[SimpleNamespace(name="v1.0.0")],
+                                                      branches=[])
+    plan = publishing.plan(RELEASE, "owner/mira-math", tag="v1.0.0")
+    with pytest.raises(publishing.PublishError, match="already has tag v1.0.0"):
+        publishing.publish(RELEASE, plan, api=api)
+    api.create_repo.assert_not_called()
+    api.upload_folder.assert_not_called()
+    api.create_tag.assert_not_called()
+    other = publishing.plan(RELEASE, "owner/mira-math", tag="v1.1.0")
+    assert publishing.publish(RELEASE, other, api=api) == "abc123"
+    api.create_tag.assert_called_once()
+
+
+def test_a_new_repo_has_no_tags(api):
+    from huggingface_hub.errors import RepositoryNotFoundError
+
+    api.list_repo_refs.side_effect = RepositoryNotFoundError("404", response=mock.Mock())
+    plan = publishing.plan(RELEASE, "owner/new-repo", tag="v1.0.0")
+    assert publishing.publish(RELEASE, plan, api=api) == "abc123"
