@@ -45,6 +45,7 @@ def synthetic_run(source: Path, out: Path, total: int) -> Path:
         if n % 3 == 2:
             t["turns"] = [{"raw": "I think it is\nANSWER: ???", "action": "answer", "content": "???",
                            "final_turn": False, "finish_reason": "stop", "meta": {}, "role": "solver"}]
+            t["final_answer"] = "???"
             t["verdict"] = {**t["verdict"], "correct": False, "parsed": None, "reason": "unreadable: no number"}
         rows.append(json.dumps(t, ensure_ascii=False))
     (out / "data.jsonl").write_text("\n".join(data) + "\n", encoding="utf-8")
