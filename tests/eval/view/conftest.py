@@ -21,6 +21,14 @@ def demo_runs(tmp_path_factory) -> dict:
     path = root / "noask" / "transcripts.jsonl"
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     rows[0]["turns"][0]["raw"] = XSS + "\nANSWER: 0"
+    rows[1]["turns"] = [   # a format error, then an offer of a line that is no canonical hint
+        {"raw": "Thinking...", "action": "format_error", "content": "", "final_turn": False,
+         "finish_reason": "length", "meta": {}, "role": "solver"},
+        {"raw": "REQUEST: the evidence?", "action": "request", "content": "the evidence?", "final_turn": False,
+         "finish_reason": "stop", "meta": {}, "role": "solver"},
+        {"request": "the evidence?", "decision": "offer", "quoted_constraint": "P(E) = 1/3", "canonical": False,
+         "shown": "P(E) = 1/3", "raw": None, "parsed": None, "hint": None, "errors": [], "meta": {},
+         "role": "responder"}] + rows[1]["turns"]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return {"root": root, "reference": root / "reference", "noask": root / "noask", "first": rows[0]["id"]}
 

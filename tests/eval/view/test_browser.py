@@ -85,6 +85,18 @@ def test_filters(browser, demo_view):
     p.check("#f-unreadable")
     assert v.shown() == 450
     p.uncheck("#f-unreadable")
+    p.check("#f-fmt")
+    assert v.shown() == 1
+    p.uncheck("#f-fmt")
+    p.check("#f-nonc")
+    assert v.shown() == 1
+    p.locator(".trow").first.click()
+    p.wait_for_selector(".turn.responder")
+    turns = p.locator("#detail .turn")
+    assert "format error" in turns.nth(0).inner_text() and "finish: length" in turns.nth(0).inner_text()
+    assert "noncanonical" in turns.nth(2).inner_text()
+    v.shot("noncanonical.png")
+    p.uncheck("#f-nonc")
     p.select_option("#f-trace", "2")                       # correct
     assert v.shown() == 97
     p.select_option("#f-family", label="discrete_tomography")
