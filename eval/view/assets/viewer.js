@@ -19,6 +19,7 @@
   }
   function add(parent) { for (var i = 1; i < arguments.length; i++) if (arguments[i]) parent.appendChild(arguments[i]); return parent; }
   function pct(a, b) { return b ? (100 * a / b).toFixed(1) + "%" : "–"; }
+  function flag(cls, text, title) { var b = el("span", "badge flag " + cls, text); b.title = title; return b; }
   function runDot(r) { var d = el("span", "dot"); d.style.background = COLORS[r % COLORS.length]; d.title = D.runs[r].label; return d; }
 
   // ---------------------------------------------------------------- lazy pages
@@ -115,7 +116,7 @@
       body.appendChild(tr);
     }
     for (var fi = 0; fi < nf; fi++) for (var r2 = 0; r2 < nr; r2++) { var s = acc[fi][r2]; if (s.n + s.t[3]) line(fi, r2, s, false); }
-    for (var r3 = 0; r3 < nr; r3++) line(nf, r3, acc[nf][r3], true);
+    for (var r3 = 0; r3 < nr; r3++) if (acc[nf][r3].n + acc[nf][r3].t[3]) line(nf, r3, acc[nf][r3], true);
     table.appendChild(body);
     $("summary").textContent = "";
     $("summary").appendChild(table);
@@ -135,12 +136,13 @@
       row.style.top = (p * h) + "px";
       row.dataset.pos = p;
       var trace = add(el("span", "c-trace"), el("span", "badge t" + R.trace[k], TRACE[R.trace[k]]));
-      var fam = el("span", "c-fam", D.families[I.family[i]]);
-      if (R.fmt[k]) fam.appendChild(el("span", "badge flag fmt", "fmt " + R.fmt[k]));
-      if (R.nonc[k]) fam.appendChild(el("span", "badge flag noncanon", "nonc " + R.nonc[k]));
-      if (R.unreadable[k]) fam.appendChild(el("span", "badge flag", "unreadable"));
+      var fam = el("span", "c-fam", D.families[I.family[i]]), flags = el("span", "c-flags");
+      if (R.fmt[k]) flags.appendChild(flag("fmt", "F" + R.fmt[k], R.fmt[k] + " format error(s)"));
+      if (R.nonc[k]) flags.appendChild(flag("noncanon", "N" + R.nonc[k], R.nonc[k] + " noncanonical offer(s)"));
+      if (R.unreadable[k]) flags.appendChild(flag("", "U", "unreadable answer"));
+      fam.title = D.families[I.family[i]];
       add(row, add(el("span", "c-run"), runDot(R.run[k])), el("span", "c-id", I.id[i]), fam, el("span", "c-t", I.type[i]),
-        el("span", "c-d", I.difficulty[i]), trace, el("span", "c-ro", R.req[k] + "/" + R.off[k]), el("span", "c-ans", R.ans[k]));
+        el("span", "c-d", I.difficulty[i]), trace, flags, el("span", "c-ro", R.req[k] + "/" + R.off[k]), el("span", "c-ans", R.ans[k]));
       row.title = R.reason[k];
       sp.appendChild(row);
     }

@@ -56,6 +56,15 @@ class Page:
             self.remote.append(route.request.url)
             route.abort()
 
+    def wait(self, expression: str, tries: int = 200) -> None:
+        """Poll ``expression`` until true (wait_for_function would need eval, which the page's
+        Content-Security-Policy forbids)."""
+        for _ in range(tries):
+            if self.page.evaluate(expression):
+                return
+            self.page.wait_for_timeout(50)
+        raise AssertionError(f"never true: {expression}")
+
     def shown(self) -> int:
         return self.page.evaluate("MIRA.state().shown")
 
@@ -131,7 +140,7 @@ def test_dialogue_side_by_side_hash_and_keys(browser, demo_view):
     assert "expected" in detail.locator(".verdict").first.inner_text()
     assert p.evaluate("location.hash") == "#run=0&id=bay-000000"
     p.select_option("#cmp", "1")                           # side by side with noask
-    p.wait_for_function("document.querySelectorAll('.cols > .col').length === 2")
+    v.wait("document.querySelectorAll('.cols > .col').length === 2")
     cols = p.locator(".cols > .col")
     assert "reference" in cols.nth(0).inner_text() and "noask" in cols.nth(1).inner_text()
     assert "Wrong" in cols.nth(1).inner_text()
@@ -139,13 +148,13 @@ def test_dialogue_side_by_side_hash_and_keys(browser, demo_view):
     v.shot("side_by_side.png")
     p.keyboard.press("j")
     p.keyboard.press("j")                                  # rows: bay-000000 x2, bay-000001 reference
-    p.wait_for_function("document.querySelector('#detail .dhead .id').textContent === 'bay-000001'")
+    v.wait("document.querySelector('#detail .dhead .id').textContent === 'bay-000001'")
     p.keyboard.press("k")
-    p.wait_for_function("location.hash === '#run=1&id=bay-000000&cmp=1'")
+    v.wait("location.hash === '#run=1&id=bay-000000&cmp=1'")
     v.close()
     # the hash reopens the same instance in a fresh page
     v = Page(browser, demo_view, "#run=1&id=bay-000003")
-    v.page.wait_for_function("document.querySelector('#detail .dhead .id')?.textContent === 'bay-000003'")
+    v.wait("document.querySelector('#detail .dhead .id')?.textContent === 'bay-000003'")
     assert v.page.evaluate("MIRA.state().selected") >= 0
     v.close()
 
@@ -175,6 +184,6 @@ def test_ten_thousand_transcripts(browser, big_run, tmp_path):
     assert "ANSWER: ???" in p.locator(".turn.solver mark").first.inner_text()
     p.uncheck("#f-unreadable")
     p.locator("#scroller").evaluate("e => e.scrollTop = e.scrollHeight")
-    p.wait_for_function("[...document.querySelectorAll('.trow .c-id')].some(e => e.textContent.endsWith('~4'))")
+    v.wait("[...document.querySelectorAll('.trow .c-id')].some(e => e.textContent.endsWith('~4'))")
     v.shot("ten_thousand.png")
     v.close()

@@ -49,6 +49,7 @@ def test_build_writes_pages_that_agree_with_scoring(demo_runs, tmp_path):
     html = (out / "index.html").read_text(encoding="utf-8")
     assert not re.search(r"(src|href)=\"(https?:)?//", html), "no remote asset"
     assert "/*{{JS}}*/" not in html and "MIRA.index" in html
+    assert "connect-src 'none'" in html                 # the page may open no connection
     (index,) = _load_js(out / "data" / "index.js", "MIRA.index")
     rows = index["rows"]
     assert len(rows["run"]) == 4620 and index["page_size"] == 500
