@@ -210,6 +210,15 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_view(args: argparse.Namespace) -> int:
+    from eval.view import build_view
+
+    result = build_view(args.run_dirs, args.out, page_size=args.page_size)
+    print(f"wrote {result.index_html} ({result.transcripts} transcripts of {result.runs} runs, "
+          f"{result.instances} instances, {result.pages} data pages): open it in a browser")
+    return 0
+
+
 def add_commands(sub) -> None:
     """Add ``eval``, ``score``, ``report`` and ``audit`` to ``mira-math``'s subparsers ``sub``."""
     e = sub.add_parser("eval", help="run a solver against a responder on a split")
@@ -278,3 +287,9 @@ def add_commands(sub) -> None:
     au = sub.add_parser("audit", help="compare a run's responder decisions with the rules responder")
     au.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory written by eval")
     au.set_defaults(func=cmd_audit)
+
+    vw = sub.add_parser("view", help="a static HTML transcript viewer of one or more runs (open DIR/index.html)")
+    vw.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR")
+    vw.add_argument("--out", type=Path, required=True, metavar="DIR")
+    vw.add_argument("--page-size", type=int, default=100, metavar="N", help="transcripts per data file")
+    vw.set_defaults(func=cmd_view)

@@ -1,0 +1,328 @@
+// MIRA-Math transcript viewer. Every piece of data is untrusted text: it reaches the page
+// only through textContent (never innerHTML). Data arrives as <script> files that call
+// MIRA.index(...) and MIRA.page(kind, n, items), because file:// pages may not fetch().
+(function () {
+  "use strict";
+  var TRACE = ["no canonical hint", "hint but wrong", "correct", "errored"];
+  var COLORS = ["#2f6fd6", "#d6552f", "#2fa56f", "#8e6fd6", "#c9a227", "#2fb3c9", "#c92f8e", "#6b7380"];
+  var D = null, P = 100, N = 0;
+  var pages = { t: {}, i: {} }, waiting = { t: {}, i: {} };
+  var filtered = new Int32Array(0), selPos = -1, selRow = -1, cmpRun = -1;
+  var byInst = {};                    // instance index -> [row, ...]
+  var $ = function (id) { return document.getElementById(id); };
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function add(parent) { for (var i = 1; i < arguments.length; i++) if (arguments[i]) parent.appendChild(arguments[i]); return parent; }
+  function pct(a, b) { return b ? (100 * a / b).toFixed(1) + "%" : "–"; }
+  function flag(cls, text, title) { var b = el("span", "badge flag " + cls, text); b.title = title; return b; }
+  function runDot(r) { var d = el("span", "dot"); d.style.background = COLORS[r % COLORS.length]; d.title = D.runs[r].label; return d; }
+
+  // ---------------------------------------------------------------- lazy pages
+  function load(kind, n) {
+    if (pages[kind][n]) return Promise.resolve(pages[kind][n]);
+    return new Promise(function (resolve, reject) {
+      var w = waiting[kind][n];
+      if (w) { w.push(resolve); return; }
+      waiting[kind][n] = [resolve];
+      var s = document.createElement("script");
+      s.src = "data/" + kind + "-" + String(n).padStart(4, "0") + ".js";
+      s.onerror = function () { reject(new Error("cannot load " + s.src)); };
+      document.body.appendChild(s);
+    });
+  }
+  function transcript(row) { return load("t", Math.floor(row / P)).then(function (p) { return p[row % P]; }); }
+  function instance(i) { return load("i", Math.floor(i / P)).then(function (p) { return p[i % P]; }); }
+
+  window.MIRA = {
+    page: function (kind, n, items) {
+      pages[kind][n] = items;
+      (waiting[kind][n] || []).forEach(function (f) { f(items); });
+      delete waiting[kind][n];
+    },
+    index: function (data) { D = data; P = data.page_size; N = data.rows.run.length; init(); },
+    state: function () { return { shown: filtered.length, selected: selRow, compare: cmpRun }; }
+  };
+
+  // ---------------------------------------------------------------- filters
+  function options(select, items, allLabel) {
+    select.textContent = "";
+    add(select, el("option", null, allLabel)).lastChild.value = "";
+    items.forEach(function (it) { var o = el("option", null, it[1]); o.value = String(it[0]); select.appendChild(o); });
+  }
+  function readFilters() {
+    return { run: $("f-run").value, family: $("f-family").value, type: $("f-type").value,
+      diff: $("f-diff").value, trace: $("f-trace").value, unreadable: $("f-unreadable").checked,
+      fmt: $("f-fmt").checked, nonc: $("f-nonc").checked, id: $("f-id").value.trim().toLowerCase() };
+  }
+  function matcher(f, ignoreFamily) {
+    var R = D.rows, I = D.instances;
+    var run = f.run === "" ? -1 : +f.run, fam = (ignoreFamily || f.family === "") ? -1 : +f.family;
+    var diff = f.diff === "" ? -1 : +f.diff, trace = f.trace === "" ? -1 : +f.trace;
+    return function (k) {
+      var i = R.inst[k];
+      if (run >= 0 && R.run[k] !== run) return false;
+      if (fam >= 0 && I.family[i] !== fam) return false;
+      if (f.type && I.type[i] !== f.type) return false;
+      if (diff >= 0 && I.difficulty[i] !== diff) return false;
+      if (trace >= 0 && R.trace[k] !== trace) return false;
+      if (f.unreadable && !R.unreadable[k]) return false;
+      if (f.fmt && !R.fmt[k]) return false;
+      if (f.nonc && !R.nonc[k]) return false;
+      if (f.id && I.id[i].toLowerCase().indexOf(f.id) < 0) return false;
+      return true;
+    };
+  }
+  function applyFilters(keepSelection) {
+    var f = readFilters(), m = matcher(f, false), out = new Int32Array(N), n = 0;
+    for (var k = 0; k < N; k++) if (m(k)) out[n++] = k;
+    filtered = out.subarray(0, n);
+    $("count").textContent = n.toLocaleString() + " of " + N.toLocaleString() + " transcripts";
+    $("spacer").style.height = (n * rowHeight()) + "px";
+    selPos = keepSelection && selRow >= 0 ? indexOf(selRow) : -1;
+    renderRows(true);
+    renderSummary(f);
+  }
+  function indexOf(row) { for (var p = 0; p < filtered.length; p++) if (filtered[p] === row) return p; return -1; }
+
+  // ---------------------------------------------------------------- summary
+  function renderSummary(f) {
+    var m = matcher(f, true), R = D.rows, I = D.instances, nf = D.families.length, nr = D.runs.length;
+    var acc = [];
+    for (var a = 0; a <= nf; a++) { acc.push([]); for (var r = 0; r < nr; r++) acc[a].push({ n: 0, t: [0, 0, 0, 0], fmt: 0, nonc: 0, req: 0 }); }
+    for (var k = 0; k < N; k++) {
+      if (!m(k)) continue;
+      var rows = [acc[I.family[R.inst[k]]][R.run[k]], acc[nf][R.run[k]]];
+      rows.forEach(function (s) { s.t[R.trace[k]]++; if (R.trace[k] !== 3) { s.n++; s.req += R.req[k]; if (R.fmt[k]) s.fmt++; if (R.nonc[k]) s.nonc++; } });
+    }
+    var table = el("table", "sum"), head = el("tr");
+    ["family", "run", "n", "accuracy", "trace (no hint / hint wrong / correct)", "avg requests", "format err.", "noncanon."].forEach(function (h) { head.appendChild(el("th", null, h)); });
+    add(table, add(el("thead"), head));
+    var body = el("tbody");
+    function line(fi, r, s, total) {
+      var tr = el("tr", total ? "total" : null);
+      var name = el("td", null, total ? "all families" : D.families[fi]);
+      var runCell = add(el("td"), runDot(r), document.createTextNode(" " + D.runs[r].label));
+      var bar = el("span", "bar");
+      for (var c = 0; c < 3; c++) { var seg = el("i", "b" + c); seg.style.width = (s.n ? 100 * s.t[c] / s.n : 0) + "%"; bar.appendChild(seg); }
+      var shares = el("td"); add(shares, bar, document.createTextNode(" " + [0, 1, 2].map(function (c) { return pct(s.t[c], s.n); }).join(" / ")));
+      add(tr, name, runCell, el("td", null, s.n + (s.t[3] ? " (+" + s.t[3] + " err.)" : "")), el("td", null, pct(s.t[2], s.n)), shares,
+        el("td", null, s.n ? (s.req / s.n).toFixed(2) : "–"), el("td", null, pct(s.fmt, s.n)), el("td", null, pct(s.nonc, s.n)));
+      tr.addEventListener("click", function () { $("f-family").value = total ? "" : String(fi); applyFilters(true); });
+      body.appendChild(tr);
+    }
+    for (var fi = 0; fi < nf; fi++) for (var r2 = 0; r2 < nr; r2++) { var s = acc[fi][r2]; if (s.n + s.t[3]) line(fi, r2, s, false); }
+    for (var r3 = 0; r3 < nr; r3++) if (acc[nf][r3].n + acc[nf][r3].t[3]) line(nf, r3, acc[nf][r3], true);
+    table.appendChild(body);
+    $("summary").textContent = "";
+    $("summary").appendChild(table);
+  }
+
+  // ---------------------------------------------------------------- virtual table
+  var RH = 0;
+  function rowHeight() { return RH || (RH = parseFloat(getComputedStyle(document.documentElement).getPropertyValue("--row")) || 28); }
+  function renderRows() {
+    var sc = $("scroller"), sp = $("spacer"), h = rowHeight();
+    var first = Math.max(0, Math.floor(sc.scrollTop / h) - 10), last = Math.min(filtered.length, Math.ceil((sc.scrollTop + sc.clientHeight) / h) + 10);
+    var R = D.rows, I = D.instances;
+    sp.textContent = "";
+    for (var p = first; p < last; p++) {
+      var k = filtered[p], i = R.inst[k];
+      var row = el("div", "row trow" + (k === selRow ? " sel" : ""));
+      row.style.top = (p * h) + "px";
+      row.dataset.pos = p;
+      var trace = add(el("span", "c-trace"), el("span", "badge t" + R.trace[k], TRACE[R.trace[k]]));
+      var fam = el("span", "c-fam", D.families[I.family[i]]), flags = el("span", "c-flags");
+      if (R.fmt[k]) flags.appendChild(flag("fmt", "F" + R.fmt[k], R.fmt[k] + " format error(s)"));
+      if (R.nonc[k]) flags.appendChild(flag("noncanon", "N" + R.nonc[k], R.nonc[k] + " noncanonical offer(s)"));
+      if (R.unreadable[k]) flags.appendChild(flag("", "U", "unreadable answer"));
+      fam.title = D.families[I.family[i]];
+      add(row, add(el("span", "c-run"), runDot(R.run[k])), el("span", "c-id", I.id[i]), fam, el("span", "c-t", I.type[i]),
+        el("span", "c-d", I.difficulty[i]), trace, flags, el("span", "c-ro", R.req[k] + "/" + R.off[k]), el("span", "c-ans", R.ans[k]));
+      row.title = R.reason[k];
+      sp.appendChild(row);
+    }
+  }
+  function select(pos, scroll) {
+    if (pos < 0 || pos >= filtered.length) return;
+    selPos = pos; selRow = filtered[pos];
+    if (scroll) {
+      var sc = $("scroller"), h = rowHeight(), top = pos * h;
+      if (top < sc.scrollTop) sc.scrollTop = top;
+      else if (top + h > sc.scrollTop + sc.clientHeight) sc.scrollTop = top + h - sc.clientHeight;
+    }
+    renderRows();
+    writeHash();
+    renderDetail();
+  }
+
+  // ---------------------------------------------------------------- URL hash
+  function writeHash() {
+    if (selRow < 0) return;
+    var h = "#run=" + D.rows.run[selRow] + "&id=" + encodeURIComponent(D.instances.id[D.rows.inst[selRow]]);
+    if (cmpRun >= 0) h += "&cmp=" + cmpRun;
+    if (location.hash !== h) history.replaceState(null, "", h);
+  }
+  function readHash() {
+    var q = {}; location.hash.replace(/^#/, "").split("&").forEach(function (kv) { var p = kv.split("="); if (p[0]) q[p[0]] = decodeURIComponent(p[1] || ""); });
+    if (q.cmp !== undefined && q.cmp !== "") cmpRun = +q.cmp;
+    if (q.id === undefined) return;
+    for (var k = 0; k < N; k++) if (D.instances.id[D.rows.inst[k]] === q.id && String(D.rows.run[k]) === (q.run || "0")) {
+      selRow = k; var p = indexOf(k);
+      if (p < 0) { resetFilters(); p = indexOf(k); }
+      select(p, true); return;
+    }
+  }
+  function resetFilters() {
+    ["f-run", "f-family", "f-type", "f-diff", "f-trace"].forEach(function (id) { $(id).value = ""; });
+    ["f-unreadable", "f-fmt", "f-nonc"].forEach(function (id) { $(id).checked = false; });
+    $("f-id").value = ""; applyFilters(false);
+  }
+
+  // ---------------------------------------------------------------- detail
+  function kv(pairs) {
+    var dl = el("dl", "kv");
+    pairs.forEach(function (p) { if (p[1] === undefined) return; add(dl, el("dt", null, p[0]), el("dd", null, p[1] === null ? "—" : p[1])); });
+    return dl;
+  }
+  function solverText(raw, span) {
+    var pre = el("pre", "text");
+    raw = raw === null || raw === undefined ? "" : String(raw);
+    if (span) {
+      pre.appendChild(document.createTextNode(raw.slice(0, span[0])));
+      pre.appendChild(el("mark", null, raw.slice(span[0], span[1])));
+      pre.appendChild(document.createTextNode(raw.slice(span[1])));
+    } else pre.textContent = raw;
+    return pre;
+  }
+  function renderTranscript(t, inst, r) {
+    var col = el("div", "col");
+    var v = t.verdict || {};
+    var head = el("div", "dhead");
+    add(head, runDot(r), el("b", null, D.runs[r].label));
+    col.appendChild(head);
+    var verdict = el("div", "card verdict " + (v.correct ? "ok" : "bad"));
+    add(verdict, el("h2", null, v.correct ? "Correct" : (t.error ? "Errored" : "Wrong")),
+      kv([["expected", v.expected === undefined ? inst.answer.value : v.expected], ["parsed", v.parsed === undefined ? null : v.parsed],
+        ["final answer", t.final_answer], ["reason", v.reason || null], ["ended by", t.ended_by],
+        ["budget", t.budget], ["tokens (est.)", t.tokens_est]]));
+    if (t.error) verdict.appendChild(el("pre", "text", "error in " + t.error.where + ": " + t.error.message));
+    col.appendChild(verdict);
+    var solverN = 0;
+    (t.turns || []).forEach(function (turn) {
+      var box = el("div", "turn " + turn.role), who = el("div", "who");
+      if (turn.role === "solver") {
+        solverN++;
+        add(who, el("b", null, "Solver · turn " + solverN),
+          el("span", "badge " + (turn.action === "format_error" ? "fmt" : "decline"), turn.action === "format_error" ? "format error" : turn.action),
+          turn.final_turn ? el("span", "badge flag", "final turn (answer only)") : null,
+          turn.finish_reason && turn.finish_reason !== "stop" ? el("span", "badge fmt", "finish: " + turn.finish_reason) : null);
+        add(box, who, solverText(turn.raw, turn._span));
+      } else {
+        var offer = turn.decision === "offer";
+        add(who, el("b", null, "Responder"), el("span", "badge " + (offer ? "offer" : "decline"), turn.decision),
+          offer ? el("span", "badge " + (turn._canonical ? "offer" : "noncanon"), turn._canonical ? "canonical" : "noncanonical") : null,
+          turn.meta && turn.meta.rule ? el("span", null, "rule: " + turn.meta.rule) : null);
+        box.appendChild(who);
+        box.appendChild(kv([["request", turn.request], ["quoted line", turn.quoted_constraint], ["shown", turn.shown]]));
+        if (turn.errors && turn.errors.length) box.appendChild(el("pre", "text", "errors: " + turn.errors.join("; ")));
+        if (turn.raw) { var d = el("details", "raw"); add(d, el("summary", null, "responder raw output"), el("pre", "text", turn.raw)); box.appendChild(d); }
+      }
+      col.appendChild(box);
+    });
+    return col;
+  }
+  function renderInstance(inst, t) {
+    var card = el("div", "card");
+    var used = {};
+    (t.turns || []).forEach(function (x) { if (x.role === "responder" && x.decision === "offer") used[x.quoted_constraint] = true; });
+    var canon = {}; inst.hints.forEach(function (h) { canon[h.constraint] = true; });
+    add(card, el("h3", null, "Solver's view"), el("p", null, inst.view.context));
+    var facts = el("ul", "lines"); inst.view.facts.forEach(function (f) { facts.appendChild(el("li", null, f)); });
+    add(card, facts, el("p", null, inst.view.question), el("p", "muted", inst.view.domain));
+    card.appendChild(el("h3", null, "Responder's private lines"));
+    var lines = el("ul", "lines");
+    inst.responder.forEach(function (l) {
+      var li = el("li", (canon[l] ? "canon" : "") + (used[l] ? " used" : ""), l);
+      if (canon[l]) li.appendChild(el("span", "badge offer flag", "canonical"));
+      if (used[l]) li.appendChild(el("span", "badge flag", "offered"));
+      lines.appendChild(li);
+    });
+    card.appendChild(lines);
+    card.appendChild(el("h3", null, "Hint specification (any one suffices)"));
+    var hints = el("ul", "lines"); inst.hints.forEach(function (h) { hints.appendChild(el("li", null, h.slot + " — " + h.constraint + "  (value " + h.value + ")")); });
+    card.appendChild(hints);
+    add(card, el("h3", null, "Answer"), kv([["type", inst.answer.type], ["value", inst.answer.value],
+      ["components", inst.answer.components.length ? inst.answer.components.join(", ") : null],
+      ["candidates", inst.candidate_answers], ["level", inst.level], ["seed set", inst.seed_set]]));
+    var lat = el("details", "raw"); add(lat, el("summary", null, "latent state"), el("pre", "text", inst.latent));
+    card.appendChild(lat);
+    return card;
+  }
+  var renderToken = 0;
+  function renderDetail() {
+    var k = selRow, token = ++renderToken, R = D.rows, i = R.inst[k];
+    var others = (byInst[i] || []).filter(function (x) { return x !== k; });
+    var cmpRow = -1;
+    others.forEach(function (x) { if (R.run[x] === cmpRun) cmpRow = x; });
+    var jobs = [transcript(k), instance(i), cmpRow >= 0 ? transcript(cmpRow) : Promise.resolve(null)];
+    Promise.all(jobs).then(function (res) {
+      if (token !== renderToken) return;
+      var t = res[0], inst = res[1], c = res[2], det = $("detail");
+      det.textContent = "";
+      var head = el("div", "dhead");
+      add(head, el("span", "id", inst.id), el("span", "badge t" + R.trace[k], TRACE[R.trace[k]]),
+        el("span", "muted", inst.family + " · type " + inst.type + " · difficulty " + inst.difficulty + " · budget " + inst.budget));
+      det.appendChild(head);
+      var bar = el("div", "cmpbar"), sel = el("select"); sel.id = "cmp";
+      add(sel, el("option", null, "— none —")).lastChild.value = "-1";
+      D.runs.forEach(function (run, r) { if (r === R.run[k]) return; var o = el("option", null, run.label + (others.some(function (x) { return R.run[x] === r; }) ? "" : " (not on this instance)")); o.value = String(r); sel.appendChild(o); });
+      sel.value = String(cmpRun);
+      sel.addEventListener("change", function () { cmpRun = +sel.value; writeHash(); renderDetail(); });
+      add(bar, el("span", null, "Side by side with"), sel, el("span", "muted", "keys: j / k next / previous, / search, c cycle comparison"));
+      det.appendChild(bar);
+      var cols = el("div", "cols");
+      cols.appendChild(renderTranscript(t, inst, R.run[k]));
+      if (c) cols.appendChild(renderTranscript(c, inst, cmpRun));
+      det.appendChild(cols);
+      det.appendChild(renderInstance(inst, t));
+      det.scrollTop = 0;
+    }, function (err) { $("detail").textContent = String(err); });
+  }
+
+  // ---------------------------------------------------------------- start
+  function init() {
+    var R = D.rows, I = D.instances;
+    for (var k = 0; k < N; k++) (byInst[R.inst[k]] = byInst[R.inst[k]] || []).push(k);
+    var runs = $("runs");
+    D.runs.forEach(function (run, r) { add(runs, add(el("span", "run-tag"), runDot(r), document.createTextNode(run.label + " (" + run.transcripts + ")"))); });
+    options($("f-run"), D.runs.map(function (run, r) { return [r, run.label]; }), "all runs");
+    options($("f-family"), D.families.map(function (f, n) { return [n, f]; }), "all families");
+    var diffs = {}; I.difficulty.forEach(function (d) { diffs[d] = true; });
+    options($("f-diff"), Object.keys(diffs).map(Number).sort(function (a, b) { return a - b; }).map(function (d) { return [d, String(d)]; }), "all");
+    ["f-run", "f-family", "f-type", "f-diff", "f-trace", "f-unreadable", "f-fmt", "f-nonc"].forEach(function (id) { $(id).addEventListener("change", function () { applyFilters(true); }); });
+    $("f-id").addEventListener("input", function () { applyFilters(true); });
+    var pending = false;
+    $("scroller").addEventListener("scroll", function () { if (!pending) { pending = true; requestAnimationFrame(function () { pending = false; renderRows(); }); } });
+    window.addEventListener("resize", function () { renderRows(); });
+    $("spacer").addEventListener("click", function (e) { var row = e.target.closest(".trow"); if (row) select(+row.dataset.pos, false); });
+    document.addEventListener("keydown", function (e) {
+      var tag = (e.target.tagName || "").toLowerCase();
+      if (tag === "input" || tag === "select" || tag === "textarea") { if (e.key === "Escape") e.target.blur(); return; }
+      if (e.key === "j" || e.key === "ArrowDown") { select(Math.min(filtered.length - 1, selPos + 1), true); e.preventDefault(); }
+      else if (e.key === "k" || e.key === "ArrowUp") { select(Math.max(0, selPos - 1), true); e.preventDefault(); }
+      else if (e.key === "/") { $("f-id").focus(); e.preventDefault(); }
+      else if (e.key === "c" && D.runs.length > 1 && selRow >= 0) {
+        var r = cmpRun + 1; if (r === R.run[selRow]) r++; if (r >= D.runs.length) r = -1; cmpRun = r; writeHash(); renderDetail();
+      }
+    });
+    window.addEventListener("hashchange", readHash);
+    applyFilters(false);
+    readHash();
+    document.body.dataset.ready = "1";
+  }
+})();

@@ -1,0 +1,189 @@
+"""The viewer in a real headless Chromium (Debian's, via playwright; `make browser` installs it):
+filters, a dialogue, side by side, the URL hash, keyboard, escaping, and no network at all."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from eval.view import build_view
+from tests.eval.view.conftest import XSS
+
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
+SHOTS = os.environ.get("MIRA_VIEW_SCREENSHOTS")      # a folder to keep screenshots in
+
+
+def _chromium() -> str:
+    found = os.environ.get("MIRA_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if not found:
+        pytest.fail("no chromium on PATH: run `make browser` (apt-get install chromium) or set MIRA_CHROMIUM")
+    return found
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("playwright is missing: run `make venv` (it is in the test extras)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=_chromium(), args=FLAGS)
+        yield b
+        b.close()
+
+
+class Page:
+    """A page opened from the file system; every request that is not file:// is recorded and
+    aborted, and page errors are kept."""
+
+    def __init__(self, browser, folder, hash_=""):
+        self.remote, self.errors = [], []
+        self.ctx = browser.new_context(viewport={"width": 1500, "height": 950})
+        self.ctx.route("**/*", self._route)
+        self.page = self.ctx.new_page()
+        self.page.on("request", lambda r: None if r.url.startswith("file://") else self.remote.append(r.url))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.goto((folder / "index.html").as_uri() + hash_)
+        self.page.wait_for_selector("body[data-ready='1']", timeout=30_000)
+
+    def _route(self, route):
+        if route.request.url.startswith("file://"):
+            route.continue_()
+        else:
+            self.remote.append(route.request.url)
+            route.abort()
+
+    def wait(self, expression: str, tries: int = 200) -> None:
+        """Poll ``expression`` until true (wait_for_function would need eval, which the page's
+        Content-Security-Policy forbids)."""
+        for _ in range(tries):
+            if self.page.evaluate(expression):
+                return
+            self.page.wait_for_timeout(50)
+        raise AssertionError(f"never true: {expression}")
+
+    def shown(self) -> int:
+        return self.page.evaluate("MIRA.state().shown")
+
+    def shot(self, name):
+        if SHOTS:
+            self.page.screenshot(path=os.path.join(SHOTS, name))
+
+    def close(self):
+        assert self.errors == []
+        assert self.remote == [], f"fetched from the network: {self.remote}"
+        self.ctx.close()
+
+
+@pytest.fixture(scope="module")
+def demo_view(demo_runs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("view") / "demo"
+    build_view([demo_runs["reference"], demo_runs["noask"]], out)
+    return out
+
+
+def test_filters(browser, demo_view):
+    v = Page(browser, demo_view)
+    p = v.page
+    assert v.shown() == 4620
+    p.select_option("#f-run", label="noask | rules | zs")
+    assert v.shown() == 2310
+    p.check("#f-unreadable")
+    assert v.shown() == 450
+    p.uncheck("#f-unreadable")
+    p.check("#f-fmt")
+    assert v.shown() == 1
+    p.uncheck("#f-fmt")
+    p.check("#f-nonc")
+    assert v.shown() == 1
+    p.locator(".trow").first.click()
+    p.wait_for_selector(".turn.responder")
+    turns = p.locator("#detail .turn")
+    assert "format error" in turns.nth(0).inner_text() and "finish: length" in turns.nth(0).inner_text()
+    assert "noncanonical" in turns.nth(2).inner_text()
+    v.shot("noncanonical.png")
+    p.uncheck("#f-nonc")
+    p.select_option("#f-trace", "2")                       # correct
+    assert v.shown() == 97
+    p.select_option("#f-family", label="discrete_tomography")
+    n = v.shown()
+    assert 0 < n < 97
+    assert 0 < p.locator(".trow").count() <= n            # the rendered rows all match
+    assert set(p.locator(".trow .c-fam").all_text_contents()) == {"discrete_tomography"}
+    p.select_option("#f-run", "")
+    p.select_option("#f-trace", "")
+    p.select_option("#f-family", "")
+    p.select_option("#f-type", "A")
+    p.select_option("#f-diff", "1")
+    assert v.shown() == 2 * 220
+    p.fill("#f-id", "bay-00000")
+    assert v.shown() == 2 * 10
+    assert "bayes_missing_prior" in p.locator("#summary").inner_text()
+    v.shot("filters.png")
+    v.close()
+
+
+def test_dialogue_side_by_side_hash_and_keys(browser, demo_view):
+    v = Page(browser, demo_view)
+    p = v.page
+    p.locator(".trow").first.click()                       # bay-000000, the reference run
+    p.wait_for_selector(".turn.responder")
+    detail = p.locator("#detail")
+    assert "bay-000000" in detail.locator(".dhead .id").inner_text()
+    assert detail.locator(".turn.solver mark").first.inner_text().startswith("REQUEST:")
+    responder = detail.locator(".turn.responder").first.inner_text()
+    assert "offer" in responder and "canonical" in responder and "quoted line" in responder
+    assert "Hint specification" in detail.text_content() and "Responder's private lines" in detail.text_content()
+    assert "expected" in detail.locator(".verdict").first.inner_text()
+    assert p.evaluate("location.hash") == "#run=0&id=bay-000000"
+    p.select_option("#cmp", "1")                           # side by side with noask
+    v.wait("document.querySelectorAll('.cols > .col').length === 2")
+    cols = p.locator(".cols > .col")
+    assert "reference" in cols.nth(0).inner_text() and "noask" in cols.nth(1).inner_text()
+    assert "Wrong" in cols.nth(1).inner_text()
+    assert p.evaluate("location.hash") == "#run=0&id=bay-000000&cmp=1"
+    v.shot("side_by_side.png")
+    p.keyboard.press("j")
+    p.keyboard.press("j")                                  # rows: bay-000000 x2, bay-000001 reference
+    v.wait("document.querySelector('#detail .dhead .id').textContent === 'bay-000001'")
+    p.keyboard.press("k")
+    v.wait("location.hash === '#run=1&id=bay-000000&cmp=1'")
+    v.close()
+    # the hash reopens the same instance in a fresh page
+    v = Page(browser, demo_view, "#run=1&id=bay-000003")
+    v.wait("document.querySelector('#detail .dhead .id')?.textContent === 'bay-000003'")
+    assert v.page.evaluate("MIRA.state().selected") >= 0
+    v.close()
+
+
+def test_model_text_is_escaped(browser, demo_view, demo_runs):
+    v = Page(browser, demo_view, f"#run=1&id={demo_runs['first']}")
+    p = v.page
+    p.wait_for_selector(".turn.solver pre")
+    assert XSS in p.locator(".turn.solver pre").first.inner_text()
+    assert p.evaluate("window.__xss === undefined")
+    assert p.locator("#detail img, #detail script").count() == 0
+    v.close()                                              # and the <img> fetched nothing
+
+
+def test_ten_thousand_transcripts(browser, big_run, tmp_path):
+    out = tmp_path / "big"
+    result = build_view([big_run], out)
+    assert result.transcripts == 10_000
+    v = Page(browser, out)
+    p = v.page
+    assert v.shown() == 10_000
+    assert p.locator(".trow").count() < 100                # the table is virtualised
+    p.check("#f-unreadable")
+    assert v.shown() == 3333
+    p.locator(".trow").nth(5).click()
+    p.wait_for_selector(".turn.solver mark")
+    assert "ANSWER: ???" in p.locator(".turn.solver mark").first.inner_text()
+    p.uncheck("#f-unreadable")
+    p.locator("#scroller").evaluate("e => e.scrollTop = e.scrollHeight")
+    v.wait("[...document.querySelectorAll('.trow .c-id')].some(e => e.textContent.endsWith('~4'))")
+    v.shot("ten_thousand.png")
+    v.close()

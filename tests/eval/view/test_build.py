@@ -1,0 +1,87 @@
+"""The viewer's files: layout, escaping, the action span, agreement with scoring, the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from eval.scoring import instance_stats, load_runs
+from eval.view.build import TRACE_CODES, ViewError, action_span, build_view, js_literal
+from mira_cli.main import main
+
+
+def _load_js(path, call):
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(call + "(") and text.endswith(");\n")
+    return json.loads("[" + text[len(call) + 1:-3] + "]")
+
+
+def test_js_literal_cannot_close_a_script():
+    text = js_literal({"raw": "</script><b>&\u2028"})
+    assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
+    assert json.loads(text) == {"raw": "</script><b>&\u2028"}
+
+
+@pytest.mark.parametrize("raw, action, content, marked", [
+    ("ANSWER: 3", "answer", "3", "ANSWER: 3"),
+    ("Let me think. 3 is odd.\nREQUEST: What is x?", "request", "What is x?", "REQUEST: What is x?"),
+    ("ANSWER: 3\nso the answer is 3", "answer", "3", "ANSWER: 3"),
+    ("**Answer:**\n7/2", "answer", "7/2", "Answer:**\n7/2"),
+    ("😀 ANSWER: 5", "answer", "5", "ANSWER: 5"),
+])
+def test_action_span_marks_the_parsed_action(raw, action, content, marked):
+    start, end = action_span(raw, action, content)
+    utf16 = raw.encode("utf-16-le")
+    assert utf16[2 * start:2 * end].decode("utf-16-le") == marked
+
+
+def test_action_span_of_a_format_error_is_none():
+    assert action_span("no action here", "format_error", "") is None
+    assert action_span(None, "answer", "3") is None
+
+
+def test_build_writes_pages_that_agree_with_scoring(demo_runs, tmp_path):
+    out = tmp_path / "view"
+    result = build_view([demo_runs["reference"], demo_runs["noask"]], out, page_size=500)
+    assert result.runs == 2 and result.transcripts == 4620 and result.instances == 2310
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert not re.search(r"(src|href)=\"(https?:)?//", html), "no remote asset"
+    assert "/*{{JS}}*/" not in html and "MIRA.index" in html
+    assert "connect-src 'none'" in html                 # the page may open no connection
+    (index,) = _load_js(out / "data" / "index.js", "MIRA.index")
+    rows = index["rows"]
+    assert len(rows["run"]) == 4620 and index["page_size"] == 500
+    pages = sorted(p.name for p in (out / "data").glob("t-*.js"))
+    assert pages == [f"t-{n:04d}.js" for n in range(10)]
+    # the trace class of every row is scoring's
+    runs = load_runs([demo_runs["reference"], demo_runs["noask"]])
+    expected = sorted((inst.id, r, TRACE_CODES[instance_stats(t, inst).trace_class])
+                      for r, run in enumerate(runs) for t, inst in run.records)
+    got = sorted((index["instances"]["id"][i], r, c) for i, r, c in zip(rows["inst"], rows["run"], rows["trace"]))
+    assert got == expected
+    assert sum(rows["unreadable"]) == 450            # noask's tuple answers
+    # a transcript page holds the annotated transcripts in row order
+    _, n, page = _load_js(out / "data" / "t-0000.js", "MIRA.page")
+    assert n == 0 and page[0]["id"] == index["instances"]["id"][rows["inst"][0]]
+    offer = next(t for t in page[0]["turns"] if t["role"] == "responder")
+    assert offer["_canonical"] is True
+
+
+def test_build_is_deterministic_and_refuses_foreign_folders(demo_runs, tmp_path):
+    out = tmp_path / "view"
+    build_view([demo_runs["noask"]], out)
+    first = {p.name: p.read_bytes() for p in (out / "data").iterdir()}
+    build_view([demo_runs["noask"]], out)                    # rebuilding into its own folder is fine
+    assert {p.name: p.read_bytes() for p in (out / "data").iterdir()} == first
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(ViewError, match="notes.txt"):
+        build_view([demo_runs["noask"]], out)
+
+
+def test_cli_view(demo_runs, tmp_path, capsys):
+    assert main(["view", str(demo_runs["noask"]), "--out", str(tmp_path / "v")]) == 0
+    assert "2310 transcripts of 1 runs" in capsys.readouterr().out
+    assert main(["view", str(tmp_path / "missing"), "--out", str(tmp_path / "w")]) == 1
+    assert "manifest.json: missing" in capsys.readouterr().err
