@@ -21,9 +21,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from eval.scoring import LoadedRun, instance_stats, load_runs
+from eval.scoring import (RunInfo, assign_labels, group_runs, instance_stats, iter_transcripts,
+                          load_dataset, resolve_data_file)
 from generators.errors import MiraError
-from generators.schema import Instance
+from generators.schema import Instance, read_jsonl
 
 VIEW_VERSION = "1"
 DATA_DIR = "data"
@@ -31,6 +32,53 @@ DEFAULT_PAGE_SIZE = 100          # transcripts (or instances) per lazily loaded 
 TRACE_CODES = {"no_canonical": 0, "canonical_wrong": 1, "correct": 2, "errored": 3}
 _KEYWORD_RE = re.compile(r"(REQUEST|ANSWER)\s*(?:\*\*|__)?\s*[:：]", re.IGNORECASE)
 _OWN_FILES = re.compile(r"^(index|[ti]-\d{4,})\.js$")
+
+
+@dataclass
+class LoadedRun:
+    """A run (declared shards merged, as ``score`` groups them) with its transcripts joined to
+    the full instances they were run on, in transcript order."""
+
+    info: RunInfo
+    records: List[Tuple[Dict[str, Any], Instance]]
+
+    @property
+    def expected(self) -> int:
+        return self.info.expected
+
+
+def load_runs(run_dirs: Sequence[Path]) -> List[LoadedRun]:
+    """Every transcript of every run, with its instance; the checks are scoring's own
+    (manifest, dataset checksum, transcript fields), so the viewer shows what ``score`` scores."""
+    infos = group_runs(run_dirs)
+    assign_labels(infos)
+    runs = []
+    for info in infos:
+        records: List[Tuple[Dict[str, Any], Instance]] = []
+        for run_dir, manifest in zip(info.dirs, info.manifests):
+            dataset = load_dataset(manifest, run_dir)
+            full: Dict[Tuple[str, str], Instance] = {}
+            for name in (manifest.get("dataset") or {}).get("files") or []:
+                for inst in read_jsonl(resolve_data_file(name, run_dir)):
+                    full.setdefault((inst.seed_set, inst.id), inst)
+            for where, row in iter_transcripts(run_dir, manifest):
+                key = dataset.lookup(row["id"], row.get("seed_set"), where).key
+                records.append((row, full[key]))
+                if key[0] not in info.seed_sets:
+                    info.seed_sets.append(key[0])
+        info.transcripts = len(records)
+        runs.append(LoadedRun(info, records))
+    return runs
+
+
+def _stats(transcript: Mapping[str, Any], inst: Instance):
+    """Scoring's per-transcript summary of one transcript."""
+    from eval.scoring import InstanceInfo
+
+    info = InstanceInfo(inst.seed_set, inst.id, inst.family, inst.type, inst.difficulty,
+                        inst.candidate_answers, frozenset(h.constraint for h in inst.hints))
+    return instance_stats(transcript, info)
+
 
 
 class ViewError(MiraError, RuntimeError):
@@ -117,11 +165,12 @@ def _short(text: Any, limit: int = 48) -> str:
 
 
 def _run_doc(run: LoadedRun) -> Dict[str, Any]:
-    k = run.key
-    models = (run.manifests[0].get("models") or {}) if run.manifests else {}
-    return {"label": k.label, "solver": k.solver, "responder": k.responder, "regime": k.regime,
-            "condition": k.condition, "protocol": k.protocol, "run_hash": run.run_hash,
-            "dirs": [str(d) for d in run.dirs], "expected": run.expected,
+    info = run.info
+    models = (info.manifests[0].get("models") or {}) if info.manifests else {}
+    return {"label": info.label, "solver": info.get("solver"), "responder": info.get("responder"),
+            "regime": info.regime, "condition": info.condition, "protocol": info.get("protocol"),
+            "split": info.split, "decoding": info.decoding, "run_hash": info.run_hash,
+            "dirs": [str(d) for d in info.dirs], "expected": info.expected,
             "transcripts": len(run.records), "models": models}
 
 
@@ -152,13 +201,13 @@ def _collect(runs: Sequence[LoadedRun]) -> _Tables:
     rows: Dict[str, List[Any]] = {c: [] for c in columns}
     transcripts = []
     for i, r, transcript, inst in entries:
-        stats = instance_stats(transcript, inst)
+        stats = _stats(transcript, inst)
         verdict = transcript.get("verdict") or {}
         reason = str(verdict.get("reason") or "")
         rows["run"].append(r)
         rows["inst"].append(i)
         rows["trace"].append(TRACE_CODES["errored" if stats.errored else stats.trace_class])
-        rows["unreadable"].append(1 if reason.startswith("unreadable") or reason == "no answer" else 0)
+        rows["unreadable"].append(1 if stats.unreadable else 0)
         rows["fmt"].append(stats.format_errors)
         rows["nonc"].append(stats.noncanonical_offers)
         rows["req"].append(stats.requests)
@@ -235,7 +284,7 @@ def build_view(run_dirs: Sequence[Path], out: Path, page_size: int = DEFAULT_PAG
         "rows": tables.rows,
     }
     _write_js(data / "index.js", "MIRA.index", index)
-    labels = ", ".join(r.key.label for r in runs)
+    labels = ", ".join(r.info.label for r in runs)
     html = Path(out) / "index.html"
     html.write_text(render_index_html(f"MIRA-Math transcripts: {labels}"), encoding="utf-8")
     return ViewResult(html, len(runs), len(tables.transcripts), len(tables.instances), t_pages + i_pages)

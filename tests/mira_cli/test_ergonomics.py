@@ -156,7 +156,7 @@ def test_check_disjoint_output_is_bounded_and_sorted(tmp_path, capsys):
     ids = [line.split(f"{RELEASE} ")[1].split()[0] for line in shared]
     assert ids == sorted(ids)
     assert any(line.startswith("... and ") and "more" in line for line in lines)
-    assert lines[-1].endswith("shared latent states or solver views") and " 120 shared" in lines[-1]
+    assert lines[-1].endswith("shared complete problems or solver views") and " 120 shared" in lines[-1]
 
 
 def test_eval_warns_when_the_rules_responder_cannot_read_imported_families(tmp_path, capsys):

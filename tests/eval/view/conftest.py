@@ -50,6 +50,7 @@ def synthetic_run(source: Path, out: Path, total: int) -> Path:
         new_id = f"{t['id']}~{copy}"
         data.append(json.dumps({**by_id[t["id"]], "id": new_id}, ensure_ascii=False))
         t["id"] = new_id
+        t["solver"] = "synthetic"   # the manifest says so (scoring checks each line against it)
         if n % 3 == 2:
             t["turns"] = [{"raw": "I think it is\nANSWER: ???", "action": "answer", "content": "???",
                            "final_turn": False, "finish_reason": "stop", "meta": {}, "role": "solver"}]

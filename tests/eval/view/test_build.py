@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from eval.scoring import instance_stats, load_runs
+from eval.scoring import group_runs, load_run
 from eval.view.build import TRACE_CODES, ViewError, action_span, build_view, js_literal
 from mira_cli.main import main
 
@@ -56,9 +56,9 @@ def test_build_writes_pages_that_agree_with_scoring(demo_runs, tmp_path):
     pages = sorted(p.name for p in (out / "data").glob("t-*.js"))
     assert pages == [f"t-{n:04d}.js" for n in range(10)]
     # the trace class of every row is scoring's
-    runs = load_runs([demo_runs["reference"], demo_runs["noask"]])
-    expected = sorted((inst.id, r, TRACE_CODES[instance_stats(t, inst).trace_class])
-                      for r, run in enumerate(runs) for t, inst in run.records)
+    runs = group_runs([demo_runs["reference"], demo_runs["noask"]])
+    expected = sorted((s.key[1], r, TRACE_CODES[s.trace_class])
+                      for r, info in enumerate(runs) for s in load_run(info).stats)
     got = sorted((index["instances"]["id"][i], r, c) for i, r, c in zip(rows["inst"], rows["run"], rows["trace"]))
     assert got == expected
     assert sum(rows["unreadable"]) == 450            # noask's tuple answers
