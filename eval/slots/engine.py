@@ -370,52 +370,61 @@ def read_request(family: str, text: str) -> Reading:
             return Reading(frozenset(), too_long=True)
         spans = grammar.scan(read)
         own = frozenset(s for _, _, slots in spans for s in slots)
-        rest = read
-        for start, end, _ in reversed(spans):
-            rest = rest[:start] + " ; " + rest[end:]
-        return Reading(own, _foreign(family, rest))
+        return Reading(own, _foreign(family, read, [(a, b) for a, b, _ in spans]))
     except Exception:   # defensive: a request must never crash an episode
         return Reading(frozenset())
 
 
-# A foreign match counts only when it is notation (a digit or a symbol in it): another
-# family's plain English words ("threshold", "prior", "distance") are not names here.
-_NOTATION = re.compile(r"[0-9()\[\]|_^≡¬=+*/<>·]")
-_UNION: List[Optional[Tuple[re.Pattern, List[Tuple[int, str, "_Compiled"]]]]] = [None]
+# A foreign match counts only when it is notation: a digit or a symbol in it, or a single
+# letter (``c``, ``t``); another family's plain English words ("threshold", "prior",
+# "distance") are not names in this family.
+_NOTATION = re.compile(r"[0-9()\[\]|_^≡¬=+*/<>·]|(?<![A-Za-z'])[A-Za-z](?![A-Za-z'])")
 
 
-def _union() -> Tuple[re.Pattern, List[Tuple[int, str, "_Compiled"]]]:
-    """Every family's rules (not the shared meta rule) in one alternation, each tagged with
-    its family: one scan finds the quantities of every notation at once."""
-    if _UNION[0] is None:
-        parts, tags, group = [], [], 1
-        for family in families():
-            for pattern, spec in _GRAMMAR_RULES[family]():
-                inner = re.compile(pattern, re.IGNORECASE).groups
-                parts.append(f"({pattern})")
-                tags.append((group, family, _Compiled(spec, group + 1, inner)))
-                group += 1 + inner
-        regex = re.compile(_START + "(?:" + "|".join(parts) + ")", re.IGNORECASE)
-        _UNION[0] = (regex, tags)
-    return _UNION[0]
+def _is_notation(span: str) -> bool:
+    core = span.strip()
+    return bool(re.search(r"[0-9()\[\]|_^≡¬=+*/<>·]", core)) or (len(core) == 1 and core.isalpha())
 
 
-def _foreign(family: str, rest: str) -> FrozenSet[str]:
-    regex, tags = _union()
-    by_group = {g: (fam, rule) for g, fam, rule in tags}
+def _foreign(family: str, text: str, own: List[Tuple[int, int]]) -> FrozenSet[str]:
+    """Quantities of every other family's notation in ``text`` that this family's names do
+    not cover (``cell (1,1)`` in a family that reads the bare ``(1,1)``: the ``cell`` part is
+    not covered). Skipped, as in most precise requests, when the text outside this family's
+    names holds nothing notation-like and no name of this family starts with a symbol."""
+    rest, last = [], 0
+    for start, end in own:
+        rest.append(text[last:start])
+        last = end
+    rest.append(text[last:])
+    loose = any(not text[start].isalpha() for start, _ in own)
+    if not loose and not _NOTATION.search(" ; ".join(rest)):
+        return frozenset()
     found = set()
-    for m in regex.finditer(rest):
-        fam, rule = by_group[m.lastindex or 0] if (m.lastindex or 0) in by_group else (None, None)
-        if fam is None or fam == family or not _NOTATION.search(m.group(0)):
+    for other in families():
+        if other == family:
             continue
-        groups = m.groups()[rule.first - 1: rule.first - 1 + rule.count]
-        try:
-            ints = [to_int(g) for g in groups if g is not None]
-            slots = _build(rule.spec, ints, m.group(0))
-        except (ValueError, IndexError, KeyError, TypeError):
-            continue
-        found.update(f"{fam}: {s}" for s in slots)
+        for start, end, slots in _grammar(other).scan(text):
+            if slots and slots != (META,) and _is_notation(text[start:end]) \
+                    and not _covered(start, end, own):
+                found.update(f"{other}: {s}" for s in slots)
     return frozenset(found)
+
+
+def _covered(start: int, end: int, own: List[Tuple[int, int]]) -> bool:
+    """Whether ``[start, end)`` lies inside this family's name spans (blanks between two
+    adjacent spans included)."""
+    pos = start
+    for a, b in own:
+        if b <= pos:
+            continue
+        if a > pos and a > end - 1:
+            break
+        if a > pos:
+            return False
+        pos = b
+        if pos >= end:
+            return True
+    return pos >= end
 
 
 def line_slot(family: str, line: str) -> str:
