@@ -64,7 +64,7 @@ def normalise(text: str) -> str:
 
 
 _SPACES = re.compile(r"\s+")
-"""Whitespace runs collapse to one space, so no ``\s*`` in a rule can scan a long run: the
+r"""Whitespace runs collapse to one space, so no ``\s*`` in a rule can scan a long run: the
 rules stay linear in the request's length (a 16,000-space request once took seconds)."""
 
 # Tokens that are encodings, not names: base64 (mixed case with digits, or ``=`` padding),
@@ -305,9 +305,7 @@ _META_RULES: List[Tuple[str, SlotSpec]] = [
      r"records?|file|document|context|holdings?)\b"
      r"|\b(?:of|in|from|on|inside|within)\s+yours\b"
      r"|\b(?:prior|previous|earlier|background|initial|original|preexisting|pre-existing|hidden|secret)\s+"
-     r"(?:information|info|knowledge|context|facts|data)\b"
-     r"|\bwhat\s+(?:else\s+)?(?:do|did|can)\s+you\s+(?:know|hold|have|see)\b"
-     r"|\byou\s+(?:hold|have|know|were\s+given|are\s+holding)\s*[?.!]?\s*$", META),
+     r"(?:information|info|knowledge|context|facts|data)\b", META),
 ]
 
 

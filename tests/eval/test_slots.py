@@ -171,7 +171,7 @@ TABLE = [
     ("bayes_missing_prior", "What is the likelihood?", {"P(E|H)"}),
     ("bayes_missing_prior", "What is P(¬H)?", {"P(¬H)"}),
     ("bayes_missing_prior", "What is P(E)?", {"P(E)"}),
-    ("bayes_missing_prior", "What is P(H)? I need it for P(H|E).", {"P(H)", "P(H|E)"}),
+    ("bayes_missing_prior", "What is P(H)? I need it for P(H|E).", {"P(H)"}),   # a purpose is not asked for
     ("crt_reconstruction", "What is congruence three?", {"congruence 3"}),
     ("crt_reconstruction", "Give me the last congruence.", {"congruence 3"}),
     ("crt_reconstruction", "What is x ≡ r_3 (mod m_3)?", {"congruence 3"}),
