@@ -174,13 +174,17 @@ def _verbatim(constraints: Sequence[str], raw: str) -> List[str]:
     return hits
 
 
+FALLBACK_MAX_CHARS = 4000
+"""A reply longer than this is not searched for an offer (a four-field reply is far shorter)."""
+
+
 def fallback_offer(constraints: Sequence[str], raw: str) -> Optional[str]:
     """Recover an offer from unparseable output only when the raw text holds exactly one
     private line verbatim as a whole line or quoted token, holds no other private line
     anywhere, signals an offer, and contains no negation or decline anywhere outside that
     line ("No offer", "I'm unable to offer", "I shouldn't", "cannot", "won't", ...).
     Returns the private line, else None: a fabricated ``Offer: P(H) = 1/27`` recovers nothing."""
-    if not isinstance(raw, str) or not raw.strip() or len(raw) > 20000:
+    if not isinstance(raw, str) or not raw.strip() or len(raw) > FALLBACK_MAX_CHARS:
         return None
     whole = _verbatim(constraints, raw)
     if len(whole) != 1 or quoted_lines(constraints, raw) != whole:

@@ -69,12 +69,10 @@ rules stay linear in the request's length (a 16,000-space request once took seco
 
 # Tokens that are encodings, not names: base64 (mixed case with digits, or ``=`` padding),
 # long hex strings, URL-encoding (``%52``), ``\x52`` / ``\u0052`` escapes, HTML entities.
+# Character tests, not backtracking patterns: linear in the token's length.
 _TOKEN = re.compile(r"\S+")
-_ENCODED = (
-    re.compile(r"[A-Za-z0-9+/_-]*(?:[A-Z][A-Za-z0-9+/_-]*[a-z]|[a-z][A-Za-z0-9+/_-]*[A-Z])"
-               r"[A-Za-z0-9+/_-]*"),    # mixed case ...
-    re.compile(r"(?:0x)?[0-9A-Fa-f]{8,}"),
-)
+_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+_HEX_CHARS = frozenset("0123456789abcdefABCDEF")
 _BASE64_PADDED = re.compile(r"[A-Za-z0-9+/]{4,}={1,2}[.,;:!?)\]]*")
 _ESCAPES = re.compile(r"%[0-9A-Fa-f]{2}|x[0-9A-Fa-f]{2}x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|&#x?[0-9A-Fa-f]+;")
 
@@ -83,11 +81,16 @@ def _is_encoded(token: str) -> bool:
     core = token.strip(".,;:!?()[]\"'`")
     if _ESCAPES.search(token) or _BASE64_PADDED.fullmatch(token):
         return True
-    if len(core) >= 8 and _ENCODED[0].fullmatch(core) and sum(c.isdigit() for c in core) >= 1 \
-            and sum(c.isupper() for c in core) >= 2 and not core.isupper():
+    if len(core) < 8:
+        return False
+    digits = sum(c.isdigit() for c in core)
+    if not digits:
+        return False
+    if all(c in _B64_CHARS for c in core) and sum(c.isupper() for c in core) >= 2 \
+            and any(c.islower() for c in core):
         return True
-    return len(core) >= 8 and bool(_ENCODED[1].fullmatch(core)) and any(c.isalpha() for c in core) \
-        and any(c.isdigit() for c in core)
+    hexed = core[2:] if core[:2].lower() == "0x" else core
+    return all(c in _HEX_CHARS for c in hexed) and any(c.isalpha() for c in hexed)
 
 
 def strip_encoded(text: str) -> str:
@@ -122,7 +125,7 @@ def strip_purpose(text: str) -> str:
     return _PURPOSE.sub(" ", text)
 
 
-MAX_REQUEST_CHARS = 2000
+MAX_REQUEST_CHARS = 600
 """A request longer than this (after whitespace is collapsed) is declined unread: a precise
 request is one short sentence, and the bound keeps the cost of reading one fixed."""
 
@@ -342,8 +345,10 @@ def mentioned_slots(family: str, text: str) -> FrozenSet[str]:
 @dataclass(frozen=True)
 class Reading:
     """What a request names: ``own`` (this family's quantities, as slot ids) and ``foreign``
-    (quantities written in another family's notation, as ``family: slot``); ``too_long`` when
-    the request exceeds :data:`MAX_REQUEST_CHARS` and was not read."""
+    (quantities written in another family's notation, as ``family: slot``: looked for only
+    when ``own`` is one quantity, and only in the first other family that has one, since any
+    one makes the request a two-quantity request); ``too_long`` when the request exceeds
+    :data:`MAX_REQUEST_CHARS` and was not read."""
 
     own: FrozenSet[str]
     foreign: FrozenSet[str] = frozenset()
@@ -363,11 +368,14 @@ def read_request(family: str, text: str) -> Reading:
     if not isinstance(text, str) or not text:
         return Reading(frozenset())
     try:
-        read = request_text(text)
+        read = normalise(text)
         if len(read) > MAX_REQUEST_CHARS:
             return Reading(frozenset(), too_long=True)
+        read = strip_purpose(strip_encoded(read))
         spans = grammar.scan(read)
         own = frozenset(s for _, _, slots in spans for s in slots)
+        if len(own) != 1:     # declined whatever else it names: no need to look further
+            return Reading(own)
         return Reading(own, _foreign(family, read, [(a, b) for a, b, _ in spans]))
     except Exception:   # defensive: a request must never crash an episode
         return Reading(frozenset())
@@ -405,6 +413,8 @@ def _foreign(family: str, text: str, own: List[Tuple[int, int]]) -> FrozenSet[st
             if slots and slots != (META,) and _is_notation(text[start:end]) \
                     and not _covered(start, end, own):
                 found.update(f"{other}: {s}" for s in slots)
+        if found:     # one foreign quantity is enough to decline
+            break
     return frozenset(found)
 
 
