@@ -1,6 +1,8 @@
 """The deterministic ``rules`` responder: offers a private line only when the request names
-that line's slot and names no other quantity of the family's notation (``eval/slots/``;
-the aliases are listed in ``eval/RESPONDER.md``). The offline default, and the reference an
+that line's slot and no other quantity, in the family's notation or another family's
+(``eval/slots/``; the aliases and reading rules are listed in ``eval/RESPONDER.md``). Lines
+that repeat a solver fact are offered like any other held line; the metrics tell canonical
+offers apart. The offline default, and the reference an
 LLM responder's decisions are audited against."""
 
 from __future__ import annotations

@@ -2,10 +2,11 @@
 quantities a free-form request names.
 
 The deterministic ``rules`` responder offers a private line L exactly when
-``mentioned_slots(family, request) == {line_slot(family, L)}``: the request must name the
-line's quantity and no other quantity of the family (a second quantity, a fact the solver
-already has, or the target all make it decline). ``eval/RESPONDER.md`` lists every family's
-slot ids and accepted aliases.
+``read_request(family, request)`` names L's quantity alone: ``own == {line_slot(family, L)}``,
+no quantity in another family's notation (``foreign``) and not ``too_long`` (a second
+quantity, the target, a reference to the responder's own lines or instructions all make it
+decline). ``eval/RESPONDER.md`` lists every family's slot ids and accepted aliases and every
+reading rule (encodings, purpose clauses, the length bound).
 
 How a request is read (every step is total: no input raises):
 

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eval.slots import UNPARSED, families, line_slot, mentioned_slots, normalise
+from eval.slots import UNPARSED, families, line_slot, mentioned_slots, normalise, read_request
 from generators import registry
 from generators.release import family_files
 from generators.schema import read_jsonl
@@ -510,8 +510,8 @@ def test_responder_md_covers_every_family():
 
 @pytest.mark.parametrize("family,held,request_text,offered", _doc_examples())
 def test_responder_md_examples(family, held, request_text, offered):
-    named = mentioned_slots(family, request_text)
-    assert (named == {held}) is offered, named
+    reading = read_request(family, request_text)
+    assert (reading.own == {held} and not reading.foreign and not reading.too_long) is offered, reading
 
 
 def test_every_registered_family_has_a_notation_table():
