@@ -137,6 +137,7 @@ _NEGATION = re.compile(
     re.IGNORECASE)
 _KEYED_LINE = re.compile(r"\s*(?:[-*•]\s*)?(?:(?:I\s+)?offer(?:ing)?\s*[:=]?\s*"
                          r"|[\"']?(?:quoted_constraint|quote|constraint)[\"']?\s*[:=]\s*)?", re.IGNORECASE)
+_FIELD_VALUE = re.compile(r"""["']?\s*[:=]\s*["']?(.*)$""")
 _QUOTED = re.compile(r'"([^"\n]{1,500})"|“([^”\n]{1,500})”|`([^`\n]{1,500})`|\'([^\'\n]{1,500})\'')
 
 
@@ -167,6 +168,14 @@ def _verbatim(constraints: Sequence[str], raw: str) -> List[str]:
         key = _squash(text_line[_KEYED_LINE.match(text_line).end():]).rstrip(",")
         if key in keyed and keyed[key] not in hits:
             hits.append(keyed[key])
+        # a broken JSON reply's field: ``..., quoted_constraint: <line>`` to the end of the line
+        at = text_line.find("quoted_constraint")
+        if at >= 0:
+            value = _FIELD_VALUE.match(text_line, at + len("quoted_constraint"))
+            if value:
+                key = _squash(value.group(1)).rstrip("\"'},")
+                if key in keyed and keyed[key] not in hits:
+                    hits.append(keyed[key])
     for m in _QUOTED.finditer(raw):
         key = _squash(next(g for g in m.groups() if g is not None))
         if key in keyed and keyed[key] not in hits:

@@ -344,3 +344,10 @@ def test_fence_parsing_is_linear_on_an_unclosed_fence():
     parsed, err = parse_reply("```json" + "\n" * 2000 + "{")
     assert parsed is None and err.startswith("json parse error")
     assert parse_reply("```\n" + _reply() + "\n```")[0]["quoted_constraint"] == C1
+
+
+def test_fallback_reads_a_broken_replys_quoted_constraint_field():
+    lines = ["P(H) = 1/2", "P(E|H) = 3/4"]
+    assert fallback_offer(lines, "{'type': offer, quoted_constraint: P(H) = 1/2") == "P(H) = 1/2"
+    assert fallback_offer(lines, '{"type": "offer", "quoted_constraint": "P(H) = 1/2",') == "P(H) = 1/2"
+    assert fallback_offer(lines, "{'type': offer, quoted_constraint: P(H) = 1/27") is None
