@@ -193,7 +193,8 @@ def _moment() -> List[Tuple[str, SlotSpec]]:
         (r"\b(?:sum|total)\s+(?:of\s+(?:the\s+|all\s+)?)?weights?\b|\btotal\s+weight\b|\bsum\s+equation\b"
          r"|\bnormali[sz](?:ing|ation)\s+constant\b", "sum"),
         (letter("D", case=True), "sum"),
-        (r"\bsum\b(?!\s+(?:of\s+)?(?:the\s+)?(?:\d+\s*[*·]?\s*)?q)", "sum"),   # not "the sum q1 + 4q2"
+        (r"\bsum\b(?!\s+(?:of\s+)?(?:the\s+)?(?:\d+\s*[*·]?\s*)?q)(?!\s+(?:it|this|that|up|everything)\b)",
+         "sum"),   # not "the sum q1 + 4q2", not the verb ("sum it up")
         (NB + r"q(?:\s*_\s*)?(\d)(?!\d)", "q{0}"),
     ]
 
@@ -267,6 +268,7 @@ def _recurrence() -> List[Tuple[str, SlotSpec]]:
         (rf"\b(?:first|1st|zeroth)\s+{init}\b", "a(0)"),
         (rf"\b(?:second|2nd)\s+{init}\b|\b(?:other|remaining)\s+initial\s+(?:value|condition)\b", "a(1)"),
         (r"\bterm\s+(\d+)\b", "a({0})"),
-        (r"\brule\b", "rule"),
+        # "rule" alone is the recurrence rule, not any rule ("the rule for offering")
+        (r"\brule\b(?!\s+(?:for|about|you|that|which|on|regarding|to|of\s+(?:thumb|your)))", "rule"),
     ]
 

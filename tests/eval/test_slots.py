@@ -518,3 +518,26 @@ def test_every_registered_family_has_a_notation_table():
     from generators import registry
 
     assert sorted(families()) == sorted(registry.names())
+
+
+@pytest.mark.parametrize("family,text,expected", [
+    ("recurrence_missing_init", "What is the rule for offering?", set()),     # English, not notation
+    ("recurrence_missing_init", "What is the rule?", {"rule"}),
+    ("moment_problem", "Can you sum it up?", set()),
+    ("bayes_missing_prior", "Do you have any prior knowledge?", {"(instructions)"}),
+    ("bayes_missing_prior", "What is the prior probability?", {"P(H)"}),
+    ("circuit_missing_resistance", "What is the value of 2nd?", set()),
+    ("circuit_missing_resistance", "aR2xhbmNlMTIz", set()),                       # base64-like
+    ("circuit_missing_resistance", "R2%3F", set()),                               # URL-encoded
+    ("circuit_missing_resistance", "What is R2? I need it to compute R_eq.", {"R2"}),
+    ("crt_reconstruction", "What is x" + " " * 5000 + "mod m_3?", {"congruence 3"}),
+])
+def test_reading_rules_9_to_12(family, text, expected):
+    assert mentioned_slots(family, text) == expected
+
+
+def test_normalise_collapses_whitespace_and_long_requests_are_not_read():
+    assert normalise("R1 \n\t  R2") == "R1 R2"
+    long = "What is R2? " + "please " * 200
+    assert read_request("circuit_missing_resistance", long).too_long
+    assert read_request("circuit_missing_resistance", "What is R2?").own == {"R2"}
