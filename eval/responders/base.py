@@ -3,6 +3,7 @@ shown the fixed decline text or one of the responder's private constraint lines,
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Protocol, Sequence, runtime_checkable
 
@@ -44,14 +45,41 @@ def _squash(text: str) -> str:
     return "".join(text.split())
 
 
+_LIST_MARKER = re.compile(r"\s*(?:\(?\d{1,3}[.)]|[-*•·])\s+")
+_LABEL_END = re.compile(r"[:=]")
+
+
+def value_part(line: str) -> str:
+    """A private line without its label: the text after the first ``:`` or ``=``
+    (``congruence 3: x ≡ 1 (mod 3)`` -> ``x ≡ 1 (mod 3)``); empty when there is none."""
+    cut = _LABEL_END.search(line)
+    return line[cut.end():].strip() if cut else ""
+
+
 def match_constraint(constraints: Sequence[str], quoted: object) -> Optional[str]:
-    """The private line ``quoted`` reproduces up to whitespace, else None."""
+    """The private line ``quoted`` reproduces up to whitespace, else None.
+
+    Two echoes of the prompt's own layout are accepted too: a leading list marker (``1. ``,
+    ``- ``) before an exact line, and a line quoted without its label (``x ≡ 1 (mod 3)`` for
+    ``congruence 3: x ≡ 1 (mod 3)``) when that value part is exactly one private line's and
+    no other line's value part is the same."""
     if not isinstance(quoted, str) or not quoted.strip():
         return None
-    key = _squash(quoted)
+    candidates = [quoted]
+    marker = _LIST_MARKER.match(quoted)
+    if marker:
+        candidates.append(quoted[marker.end():])
+    keyed = {}
     for line in constraints:
-        if _squash(line) == key:
-            return line
+        keyed.setdefault(_squash(line), line)
+    for text in candidates:
+        if _squash(text) in keyed:
+            return keyed[_squash(text)]
+    for text in candidates:
+        key = _squash(text)
+        hits = [line for line in constraints if key and _squash(value_part(line)) == key]
+        if len(hits) == 1:
+            return hits[0]
     return None
 
 

@@ -24,7 +24,7 @@ from eval.responders.base import ResponderResult, ResponderTurn, decline, match_
 
 log = logging.getLogger(__name__)
 
-RESPONDER_PROMPT_VERSION = "llm-responder-v1"
+RESPONDER_PROMPT_VERSION = "llm-responder-v2"   # v2: private lines unnumbered
 
 REPLY_FIELDS = ("type", "has_exact_match", "quoted_constraint", "hint")
 REPLY_SCHEMA: Dict[str, Any] = {
@@ -67,10 +67,11 @@ Request: {request}"""
 
 
 def build_conversation(turn: ResponderTurn) -> Conversation:
-    """The whole prompt: the rules, the private lines (numbered) and the current request."""
-    numbered = "\n".join(f"{i}. {line}" for i, line in enumerate(turn.constraints, 1))
+    """The whole prompt: the rules, the private lines (one per line, unnumbered, so a model
+    has no list number to echo into its quote) and the current request."""
+    lines = "\n".join(turn.constraints)
     return [{"role": "system", "content": SYSTEM_PROMPT},
-            {"role": "user", "content": USER_TEMPLATE.format(constraints=numbered,
+            {"role": "user", "content": USER_TEMPLATE.format(constraints=lines,
                                                              request=turn.request.strip())}]
 
 
@@ -82,15 +83,21 @@ def prompt_hash() -> str:
 
 # -- post-validation (pure) -------------------------------------------------------------------
 
-_FENCE_RE = re.compile(r"^```[A-Za-z0-9_-]*\s*\n?(.*?)\n?\s*```$", re.DOTALL)
+def _unfence(text: str) -> str:
+    """The inside of a whole-message Markdown fence (```json ... ```), else ``text``.
+    Plain string operations: linear in the reply's length whatever it holds."""
+    if len(text) < 6 or not text.startswith("```") or not text.endswith("```"):
+        return text
+    body = text[3:-3]
+    first, newline, rest = body.partition("\n")
+    if newline and (not first.strip() or first.strip().replace("-", "").replace("_", "").isalnum()):
+        body = rest
+    return body.strip()
 
 
 def parse_reply(raw: str) -> Tuple[Optional[Any], Optional[str]]:
     """The JSON value of a reply (a whole-message ```json fence is allowed), or the error."""
-    text = raw.strip()
-    fenced = _FENCE_RE.match(text)
-    if fenced:
-        text = fenced.group(1).strip()
+    text = _unfence(raw.strip())
     if not text:
         return None, "json parse error: empty reply"
     try:
@@ -121,12 +128,17 @@ def schema_errors(parsed: Any) -> List[str]:
 
 
 _OFFER_SIGNAL = re.compile(
-    r"""["']?type["']?\s*[:=]\s*["']?offer\b|["']?has_exact_match["']?\s*[:=]\s*["']?true\b|\boffer""",
+    r"""["']?type["']?\s*[:=]\s*["']?offer\b|["']?has_exact_match["']?\s*[:=]\s*["']?true\b|\boffer(?:s|ed|ing)?\b""",
     re.IGNORECASE)
-_DECLINE_SIGNAL = re.compile(
-    r"""decline|["']?has_exact_match["']?\s*[:=]\s*["']?false\b|\bno\s+(?:exact\s+)?match"""
-    r"""|\b(?:cannot|can't|can\s+not|won't|will\s+not|do\s+not|don't|not)\s+offer""",
+_NEGATION = re.compile(
+    r"""decline|refus|["']?has_exact_match["']?\s*[:=]\s*["']?false\b|\bno\b|\bnot\b|n't\b|n’t\b"""
+    r"""|\bcannot\b|\bunable\b|\bnever\b|\bnone\b|\bnothing\b|\bsorry\b|\bapolog|\bwithout\b"""
+    r"""|\bshould\s+not\b|\bwill\s+not\b|\bmay\s+not\b|\bmust\s+not\b|\bdo\s+not\b""",
     re.IGNORECASE)
+_KEYED_LINE = re.compile(r"\s*(?:[-*•]\s*)?(?:(?:I\s+)?offer(?:ing)?\s*[:=]?\s*"
+                         r"|[\"']?(?:quoted_constraint|quote|constraint)[\"']?\s*[:=]\s*)?", re.IGNORECASE)
+_FIELD_VALUE = re.compile(r"""["']?\s*[:=]\s*["']?(.*)$""")
+_QUOTED = re.compile(r'"([^"\n]{1,500})"|“([^”\n]{1,500})”|`([^`\n]{1,500})`|\'([^\'\n]{1,500})\'')
 
 
 def _squash(text: str) -> str:
@@ -134,39 +146,64 @@ def _squash(text: str) -> str:
 
 
 def quoted_lines(constraints: Sequence[str], raw: str) -> List[str]:
-    """The private lines the raw text contains verbatim up to whitespace. A line found only
-    inside a longer line that is itself quoted does not count separately."""
+    """The private lines the raw text contains anywhere, up to whitespace. A line found only
+    inside a longer line that is itself contained does not count separately."""
     haystack = _squash(raw)
     keyed = sorted({(_squash(line), line) for line in constraints if _squash(line)},
-                   key=lambda kv: -len(kv[0]))
+                   key=lambda kv: (-len(kv[0]), kv[0]))
     found: List[str] = []
-    seen_keys = set()
     for key, line in keyed:
-        if key in seen_keys:
-            continue
         if key in haystack:
             found.append(line)
-            seen_keys.add(key)
             haystack = haystack.replace(key, "\x00")
     return found
 
 
+def _verbatim(constraints: Sequence[str], raw: str) -> List[str]:
+    """Private lines the raw text holds verbatim as a whole line (optionally after a list
+    marker or an ``Offer:`` / ``quoted_constraint:`` key) or as a whole quoted token."""
+    keyed = {_squash(line): line for line in constraints if _squash(line)}
+    hits: List[str] = []
+    for text_line in raw.splitlines():
+        key = _squash(text_line[_KEYED_LINE.match(text_line).end():]).rstrip(",")
+        if key in keyed and keyed[key] not in hits:
+            hits.append(keyed[key])
+        # a broken JSON reply's field: ``..., quoted_constraint: <line>`` to the end of the line
+        at = text_line.find("quoted_constraint")
+        if at >= 0:
+            value = _FIELD_VALUE.match(text_line, at + len("quoted_constraint"))
+            if value:
+                key = _squash(value.group(1)).rstrip("\"'},")
+                if key in keyed and keyed[key] not in hits:
+                    hits.append(keyed[key])
+    for m in _QUOTED.finditer(raw):
+        key = _squash(next(g for g in m.groups() if g is not None))
+        if key in keyed and keyed[key] not in hits:
+            hits.append(keyed[key])
+    return hits
+
+
+FALLBACK_MAX_CHARS = 4000
+"""A reply longer than this is not searched for an offer (a four-field reply is far shorter)."""
+
+
 def fallback_offer(constraints: Sequence[str], raw: str) -> Optional[str]:
-    """Recover an offer from unparseable output only when the raw text quotes exactly one
-    private line verbatim (up to whitespace), signals an offer and does not signal a
-    decline. Returns the private line, else None."""
-    if not isinstance(raw, str) or not raw.strip():
+    """Recover an offer from unparseable output only when the raw text holds exactly one
+    private line verbatim as a whole line or quoted token, holds no other private line
+    anywhere, signals an offer, and contains no negation or decline anywhere outside that
+    line ("No offer", "I'm unable to offer", "I shouldn't", "cannot", "won't", ...).
+    Returns the private line, else None: a fabricated ``Offer: P(H) = 1/27`` recovers nothing."""
+    if not isinstance(raw, str) or not raw.strip() or len(raw) > FALLBACK_MAX_CHARS:
         return None
-    found = quoted_lines(constraints, raw)
-    if len(found) != 1:
+    whole = _verbatim(constraints, raw)
+    if len(whole) != 1 or quoted_lines(constraints, raw) != whole:
         return None
     # the signals are read outside the quoted line, so its own words cannot trigger them
-    rest = re.sub(r"\s+", " ", raw)
-    line_re = r"\s*".join(re.escape(ch) for ch in _squash(found[0]))
-    rest = re.sub(line_re, " ", rest)
-    if not _OFFER_SIGNAL.search(rest) or _DECLINE_SIGNAL.search(rest):
+    line_re = r"\s*".join(re.escape(ch) for ch in _squash(whole[0]))
+    rest = re.sub(line_re, " ", re.sub(r"\s+", " ", raw))
+    if not _OFFER_SIGNAL.search(rest) or _NEGATION.search(rest):
         return None
-    return found[0]
+    return whole[0]
 
 
 def postvalidate(constraints: Sequence[str], completion: Completion) -> ResponderResult:

@@ -1,6 +1,8 @@
 """The deterministic ``rules`` responder: offers a private line only when the request names
-that line's slot and names no other quantity of the family's notation (``eval/slots/``;
-the aliases are listed in ``eval/RESPONDER.md``). The offline default, and the reference an
+that line's slot and no other quantity, in the family's notation or another family's
+(``eval/slots/``; the aliases and reading rules are listed in ``eval/RESPONDER.md``). Lines
+that repeat a solver fact are offered like any other held line; the metrics tell canonical
+offers apart. The offline default, and the reference an
 LLM responder's decisions are audited against."""
 
 from __future__ import annotations
@@ -8,19 +10,28 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence
 
 from eval.responders.base import ResponderResult, ResponderTurn, decline
-from eval.slots import line_slot, mentioned_slots
+from eval.slots import line_slot, read_request
 
 
 def decide(turn: ResponderTurn) -> ResponderResult:
-    named = mentioned_slots(turn.family, turn.request)
-    if len(named) != 1:
-        reason = "names no quantity" if not named else f"names {len(named)} quantities"
-        return decline(parsed={"named": sorted(named)}, errors=[], meta={"rule": reason})
+    """Offer the first private line whose slot is the one quantity the request names (a
+    canonical line or a repeat of a solver fact alike); decline everything else."""
+    reading = read_request(turn.family, turn.request)
+    named = reading.own
+    parsed = {"named": sorted(named), "foreign": sorted(reading.foreign)}
+    if reading.too_long:
+        return decline(parsed=parsed, meta={"rule": "request too long"})
+    if len(named) != 1 or reading.foreign:
+        count = len(named) + len(reading.foreign)
+        reason = "names no quantity" if not count else f"names {count} quantities"
+        if named and reading.foreign:
+            reason += " (one in another family's notation)"
+        return decline(parsed=parsed, errors=[], meta={"rule": reason})
     (slot,) = named
     for line in turn.constraints:
         if line_slot(turn.family, line) == slot:
-            return ResponderResult("offer", line, parsed={"named": [slot]}, meta={"rule": "names its slot"})
-    return decline(parsed={"named": [slot]}, meta={"rule": "slot not held"})
+            return ResponderResult("offer", line, parsed=parsed, meta={"rule": "names its slot"})
+    return decline(parsed=parsed, meta={"rule": "slot not held"})
 
 
 class RulesResponder:

@@ -2,10 +2,11 @@
 quantities a free-form request names.
 
 The deterministic ``rules`` responder offers a private line L exactly when
-``mentioned_slots(family, request) == {line_slot(family, L)}``: the request must name the
-line's quantity and no other quantity of the family (a second quantity, a fact the solver
-already has, or the target all make it decline). ``eval/RESPONDER.md`` lists every family's
-slot ids and accepted aliases.
+``read_request(family, request)`` names L's quantity alone: ``own == {line_slot(family, L)}``,
+no quantity in another family's notation (``foreign``) and not ``too_long`` (a second
+quantity, the target, a reference to the responder's own lines or instructions all make it
+decline). ``eval/RESPONDER.md`` lists every family's slot ids and accepted aliases and every
+reading rule (encodings, purpose clauses, the length bound).
 
 How a request is read (every step is total: no input raises):
 
@@ -32,9 +33,11 @@ coefficient may precede them (``3c``) but no letter or apostrophe (``can't`` nam
 when punctuation, ``=``, ``and``, ``or``, ``is`` or the end follows it.
 """
 
-from eval.slots.engine import META, UNPARSED, families, line_slot, mentioned_slots, normalise
+from eval.slots.engine import (MAX_REQUEST_CHARS, META, UNPARSED, Reading, families, line_slot,
+                               mentioned_slots, normalise, read_request)
 from eval.slots import type_a, type_b
 
-__all__ = ["line_slot", "mentioned_slots", "normalise", "families", "UNPARSED", "META"]
+__all__ = ["line_slot", "mentioned_slots", "read_request", "Reading", "normalise", "families",
+           "UNPARSED", "META", "MAX_REQUEST_CHARS"]
 
 _TABLES = (type_a, type_b)   # imported for their side effect: each registers its families

@@ -60,7 +60,74 @@ def normalise(text: str) -> str:
             text = pattern.sub(repl, text)
     if "{" in text or "}" in text or "$" in text:
         text = text.replace("{", "").replace("}", "").replace("$", "")
-    return text
+    return _SPACES.sub(" ", text)
+
+
+_SPACES = re.compile(r"\s+")
+r"""Whitespace runs collapse to one space, so no ``\s*`` in a rule can scan a long run: the
+rules stay linear in the request's length (a 16,000-space request once took seconds)."""
+
+# Tokens that are encodings, not names: base64 (mixed case with digits, or ``=`` padding),
+# long hex strings, URL-encoding (``%52``), ``\x52`` / ``\u0052`` escapes, HTML entities.
+# Character tests, not backtracking patterns: linear in the token's length.
+_TOKEN = re.compile(r"\S+")
+_B64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-")
+_HEX_CHARS = frozenset("0123456789abcdefABCDEF")
+_BASE64_PADDED = re.compile(r"[A-Za-z0-9+/]{4,}={1,2}[.,;:!?)\]]*")
+_ESCAPES = re.compile(r"%[0-9A-Fa-f]{2}|x[0-9A-Fa-f]{2}x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|&#x?[0-9A-Fa-f]+;")
+
+
+def _is_encoded(token: str) -> bool:
+    core = token.strip(".,;:!?()[]\"'`")
+    if _ESCAPES.search(token) or _BASE64_PADDED.fullmatch(token):
+        return True
+    if len(core) < 8:
+        return False
+    digits = sum(c.isdigit() for c in core)
+    if not digits:
+        return False
+    if all(c in _B64_CHARS for c in core) and sum(c.isupper() for c in core) >= 2 \
+            and any(c.islower() for c in core):
+        return True
+    hexed = core[2:] if core[:2].lower() == "0x" else core
+    return all(c in _HEX_CHARS for c in hexed) and any(c.isalpha() for c in hexed)
+
+
+def strip_encoded(text: str) -> str:
+    """``text`` with every encoded-looking token (base64, hex, URL-encoding, escapes) blanked:
+    an encoded string is never read as a name (a base64 string containing ``R2`` names no R2)."""
+    return _TOKEN.sub(lambda m: " " if _is_encoded(m.group(0)) else m.group(0), text)
+
+
+_VERBS = (r"(?:compute|computing|calculate|calculating|determine|determining|derive|deriving|evaluate|"
+          r"evaluating|obtain|obtaining|reconstruct|reconstructing|recover|recovering|solve\s+for|"
+          r"solving\s+for)")
+_VERBS_WIDE = r"(?:" + _VERBS[3:-1] + r"|find|finding|get|getting|work\s+out|working\s+out)"
+_PURPOSE = re.compile(
+    r"(?:"
+    # "I need it to compute P(H|E)", "we'd like this for finding R_eq", "so I can find x"
+    r"\b(?:I|we)\s*(?:'d|would|will|'ll)?\s*(?:need|want|like|use|am\s+going\s+to\s+use|plan\s+to\s+use)"
+    r"\s+(?:it|this|that|them|these|the\s+value|this\s+value|that\s+value)\s+(?:to|for|in\s+order\s+to)\s+"
+    r"(?:help\s+(?:me\s+|us\s+)?)?" + _VERBS_WIDE +
+    r"|\bso\s+(?:that\s+)?(?:I|we)\s+(?:can|could|may)\s+" + _VERBS_WIDE +
+    # "... (in order) to compute R_eq", "needed for computing x"
+    r"|\b(?:in\s+order\s+)?to\s+(?:help\s+(?:me\s+|us\s+)?)?" + _VERBS +
+    r"|\bfor\s+" + _VERBS +
+    # "..., I need it for the equivalent resistance"
+    r"|(?<=[.?!;,] )(?:I|we)\s+(?:need|want)\s+(?:it|this|that|them)\s+for"
+    r")\b[^.?!;\n]*",
+    re.IGNORECASE)
+
+
+def strip_purpose(text: str) -> str:
+    """``text`` without a stated purpose ("... I need it to compute P(H|E)", "... so I can find
+    R_eq"): the quantity one wants to compute is not one being asked for."""
+    return _PURPOSE.sub(" ", text)
+
+
+MAX_REQUEST_CHARS = 600
+"""A request longer than this (after whitespace is collapsed) is declined unread: a precise
+request is one short sentence, and the bound keeps the cost of reading one fixed."""
 
 
 # ---------------------------------------------------------------- shared pattern pieces
@@ -145,6 +212,11 @@ class _Compiled:
     count: int   # number of inner groups
 
 
+_START = r"(?<![A-Za-z])(?!(?<=\d)\d)"
+"""Where a match may start: not inside a word, and not inside a number (so a run of digits
+costs one attempt per run, not one per digit)."""
+
+
 class Grammar:
     """One family's notation: ordered ``(pattern, slots)`` rules compiled into a single
     alternation; at each position the first matching rule wins and consumes its span."""
@@ -158,7 +230,7 @@ class Grammar:
             self._rules[group] = _Compiled(spec, group + 1, inner)
             group += 1 + inner
         # No match starts inside a word: one look-behind per position, not one per rule.
-        self._regex = re.compile("(?<![A-Za-z])(?:" + "|".join(parts) + ")", re.IGNORECASE)
+        self._regex = re.compile(_START + "(?:" + "|".join(parts) + ")", re.IGNORECASE)
 
     def scan(self, text: str) -> List[Tuple[int, int, Tuple[str, ...]]]:
         """``(start, end, slots)`` for every consumed span of normalised ``text``."""
@@ -215,6 +287,11 @@ line holds it, so a request naming it is declined whatever else it names: the wo
 injection cannot be read as a family's alias (``prior`` is P(H) in bayes, ``last line`` is
 line 2 in geometry, ``cutoff`` is t in piecewise)."""
 
+_HOLDINGS = (r"(?:constraints?|lines?|lists?|data|dataset|facts?|information|info|knowledge|notes|"
+             r"records?|table|tables|files?|documents?|memory|context|polic(?:y|ies)|rules?|instructions?|"
+             r"prompts?|guidelines|directives|programming|configuration|config|settings|holdings?|"
+             r"private\s+\w+|secrets?|message|messages|text|inputs?|spec|specification|terms)\b")
+
 _META_RULES: List[Tuple[str, SlotSpec]] = [
     (r"\b(?:system|hidden|initial|original|developer)\s+(?:prompt|message|instructions?)\b"
      r"|\b(?:prior|previous|earlier|above|preceding|original|initial)\s+"
@@ -222,6 +299,16 @@ _META_RULES: List[Tuple[str, SlotSpec]] = [
      r"|\byour\s+(?:own\s+)?(?:instructions?|prompt|guidelines|directives|programming|polic(?:y|ies)|rules)\b"
      r"|\b(?:debug|developer|admin|god)\s+mode\b|\bjailbreak|\b(?:knowledge\s+)?cutoff\s+date\b"
      r"|\bknowledge\s+cutoff\b", META),
+    # the holder's own lines, list, data, policy, constraints (of your constraints, in the list)
+    (r"\byour(?:\s+(?:own|private|hidden|secret|internal|current|full|whole|entire|reply|response|"
+     r"offering|answering|decline|declining|disclosure|sharing|output|system))*\s+"
+     rf"{_HOLDINGS}"
+     r"|\b(?:of|in|from|on|inside|within)\s+(?:the|this|that)\s+(?:private\s+|hidden\s+|secret\s+)?"
+     r"(?:list|lists|data|dataset|constraints?|instructions|polic(?:y|ies)|prompt|notes|memory|"
+     r"records?|file|document|context|holdings?)\b"
+     r"|\b(?:of|in|from|on|inside|within)\s+yours\b"
+     r"|\b(?:prior|previous|earlier|background|initial|original|preexisting|pre-existing|hidden|secret)\s+"
+     r"(?:information|info|knowledge|context|facts|data)\b", META),
 ]
 
 
@@ -252,13 +339,100 @@ def mentioned_slots(family: str, text: str) -> FrozenSet[str]:
 
     Never raises for any ``text`` (a non-string names nothing); an unknown family is a
     ``KeyError``."""
+    return read_request(family, text).own
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a request names: ``own`` (this family's quantities, as slot ids) and ``foreign``
+    (quantities written in another family's notation, as ``family: slot``: looked for only
+    when ``own`` is one quantity, and only in the first other family that has one, since any
+    one makes the request a two-quantity request); ``too_long`` when the request exceeds
+    :data:`MAX_REQUEST_CHARS` and was not read."""
+
+    own: FrozenSet[str]
+    foreign: FrozenSet[str] = frozenset()
+    too_long: bool = False
+
+
+def request_text(text: str) -> str:
+    """A request as the grammars read it: normalised, encodings blanked, purpose dropped."""
+    return strip_purpose(strip_encoded(normalise(text)))
+
+
+def read_request(family: str, text: str) -> Reading:
+    """Everything ``text`` names, in ``family``'s notation and in every other family's.
+
+    Never raises for any ``text``; an unknown family is a ``KeyError``."""
     grammar = _grammar(family)
     if not isinstance(text, str) or not text:
-        return frozenset()
+        return Reading(frozenset())
     try:
-        return grammar.mentions(normalise(text))
+        read = normalise(text)
+        if len(read) > MAX_REQUEST_CHARS:
+            return Reading(frozenset(), too_long=True)
+        read = strip_purpose(strip_encoded(read))
+        spans = grammar.scan(read)
+        own = frozenset(s for _, _, slots in spans for s in slots)
+        if len(own) != 1:     # declined whatever else it names: no need to look further
+            return Reading(own)
+        return Reading(own, _foreign(family, read, [(a, b) for a, b, _ in spans]))
     except Exception:   # defensive: a request must never crash an episode
+        return Reading(frozenset())
+
+
+# A foreign match counts only when it is notation: a digit or a symbol in it, or a single
+# letter (``c``, ``t``); another family's plain English words ("threshold", "prior",
+# "distance") are not names in this family.
+_NOTATION = re.compile(r"[0-9()\[\]|_^≡¬=+*/<>·]|(?<![A-Za-z'])[A-Za-z](?![A-Za-z'])")
+
+
+def _is_notation(span: str) -> bool:
+    core = span.strip()
+    return bool(re.search(r"[0-9()\[\]|_^≡¬=+*/<>·]", core)) or (len(core) == 1 and core.isalpha())
+
+
+def _foreign(family: str, text: str, own: List[Tuple[int, int]]) -> FrozenSet[str]:
+    """Quantities of every other family's notation in ``text`` that this family's names do
+    not cover (``cell (1,1)`` in a family that reads the bare ``(1,1)``: the ``cell`` part is
+    not covered). Skipped, as in most precise requests, when the text outside this family's
+    names holds nothing notation-like and no name of this family starts with a symbol."""
+    rest, last = [], 0
+    for start, end in own:
+        rest.append(text[last:start])
+        last = end
+    rest.append(text[last:])
+    loose = any(not text[start].isalpha() for start, _ in own)
+    if not loose and not _NOTATION.search(" ; ".join(rest)):
         return frozenset()
+    found = set()
+    for other in families():
+        if other == family:
+            continue
+        for start, end, slots in _grammar(other).scan(text):
+            if slots and slots != (META,) and _is_notation(text[start:end]) \
+                    and not _covered(start, end, own):
+                found.update(f"{other}: {s}" for s in slots)
+        if found:     # one foreign quantity is enough to decline
+            break
+    return frozenset(found)
+
+
+def _covered(start: int, end: int, own: List[Tuple[int, int]]) -> bool:
+    """Whether ``[start, end)`` lies inside this family's name spans (blanks between two
+    adjacent spans included)."""
+    pos = start
+    for a, b in own:
+        if b <= pos:
+            continue
+        if a > pos and a > end - 1:
+            break
+        if a > pos:
+            return False
+        pos = b
+        if pos >= end:
+            return True
+    return pos >= end
 
 
 def line_slot(family: str, line: str) -> str:

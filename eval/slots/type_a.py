@@ -42,7 +42,11 @@ def _bayes() -> List[Tuple[str, SlotSpec]]:
          "P(E|H)"),
         (r"\bspecificity\b", "P(¬E|¬H)"),
         (rf"\b(?:prior|a\s+priori|base[\s-]+rate|prevalence)(?:\s+probability)?"
-         rf"(?:\s+(?:of|for)\s+{hyp}\b)?", "P(H)"),
+         rf"(?:\s+(?:of|for)\s+{hyp}\b)?(?!\s+(?:information|info|knowledge|context|facts?|data|"
+         rf"instructions?|messages?|requests?|questions?|turns?|conversation|steps?|work|answers?|results?"
+         rf"|attempts?|experience|notes?|lines?|constraints?)\b)", "P(H)"),
+        (rf"\bmarginal\s+{chance}\s+(?:of\s+|that\s+){not_h}", "P(¬H)"),
+        (rf"\bmarginal\s+{chance}\s+(?:of\s+|that\s+){hyp}(?:\s+is\s+true|\s+holds)?\b", "P(H)"),
         (rf"\b(?:marginal\s+)?probability\s+of\s+{evid}\b|\bmarginal\s+(?:probability|likelihood)\b",
          "P(E)"),
     ]
@@ -60,8 +64,8 @@ def _crt() -> List[Tuple[str, SlotSpec]]:
                  body=r"\s*:?\s*x\s*(?:≡|==?)\s*[^()\n]{0,20}?\(\s*mod[^()\n]{0,20}\)") + [
         (rf"\b{ORD}\s+(?:modulus|residue|remainder)\b", cong),
         # x ≡ r_3 (mod m_3), x = ? (mod 17)
-        (r"\bx\s*(?:≡|==?|is\s+congruent\s+to)\s*[^()\n]{0,20}?\(\s*" + mod_m + r"\s*\)", cong),
-        (r"\bx\s*(?:≡|==?|is\s+congruent\s+to)\s*[^()\n]{0,20}?\(\s*mod(?:ulo)?\s*(\d+)\s*\)",
+        (r"\bx\s*(?:≡|==?|is\s+congruent\s+to)\s*[^()\n]{0,20}?\(?\s*" + mod_m + r"\s*\)?", cong),
+        (r"\bx\s*(?:≡|==?|is\s+congruent\s+to)\s*[^()\n]{0,20}?\(?\s*mod(?:ulo)?\s*(\d+)(?!\d)\s*\)?",
          "x mod {0}"),
         (r"\b(?:x\s*|(?:residue|remainder)s?\s+(?:of\s+x\s+)?)" + mod_m, cong),
         (r"\b(?:x\s*(?:mod(?:ulo)?|%)|(?:residue|remainder)s?\s+(?:of\s+x\s+)?"
@@ -189,7 +193,8 @@ def _moment() -> List[Tuple[str, SlotSpec]]:
         (r"\b(?:sum|total)\s+(?:of\s+(?:the\s+|all\s+)?)?weights?\b|\btotal\s+weight\b|\bsum\s+equation\b"
          r"|\bnormali[sz](?:ing|ation)\s+constant\b", "sum"),
         (letter("D", case=True), "sum"),
-        (r"\bsum\b(?!\s+(?:of\s+)?(?:the\s+)?(?:\d+\s*[*·]?\s*)?q)", "sum"),   # not "the sum q1 + 4q2"
+        (r"\bsum\b(?!\s+(?:of\s+)?(?:the\s+)?(?:\d+\s*[*·]?\s*)?q)(?!\s+(?:it|this|that|up|everything)\b)",
+         "sum"),   # not "the sum q1 + 4q2", not the verb ("sum it up")
         (NB + r"q(?:\s*_\s*)?(\d)(?!\d)", "q{0}"),
     ]
 
@@ -257,12 +262,13 @@ def _recurrence() -> List[Tuple[str, SlotSpec]]:
         (r"\b(?:recurrence\s+)?coefficients\b", ("r1", "r2")),
         (NB + r"r(?:\s*_\s*)?([12])(?!\d)", "r{0}"),
         (r"\ba(?:\s*\(\s*(-?\d+)\s*\)|\s*\[\s*(-?\d+)\s*\]|\s*_\s*\(?\s*(-?\d+)\s*\)?"
-         r"|(\d+)|\s+sub\s+(\d+))(?!\d)",
+         r"|(\d+)|\s+sub\s+(\d+))(?!\d)(?!\s*\[)",
          "a({0})"),
         (r"\b(?:both\s+|two\s+)?initial\s+(?:values|conditions|terms)\b", ("a(0)", "a(1)")),
         (rf"\b(?:first|1st|zeroth)\s+{init}\b", "a(0)"),
         (rf"\b(?:second|2nd)\s+{init}\b|\b(?:other|remaining)\s+initial\s+(?:value|condition)\b", "a(1)"),
         (r"\bterm\s+(\d+)\b", "a({0})"),
-        (r"\brule\b", "rule"),
+        # "rule" alone is the recurrence rule, not any rule ("the rule for offering")
+        (r"\brule\b(?!\s+(?:for|about|you|that|which|on|regarding|to|of\s+(?:thumb|your)))", "rule"),
     ]
 

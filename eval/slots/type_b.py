@@ -42,14 +42,17 @@ def _birth_death() -> List[Tuple[str, SlotSpec]]:
 
 @register("circuit_missing_resistance")
 def _circuit() -> List[Tuple[str, SlotSpec]]:
-    r_name = r"(?:R(?:\s*_\s*)?)?(\d+)(?!\d)"
+    r_name = r"(?:R(?:\s*_\s*)?)?(\d+)(?![A-Za-z0-9])"
     return [
         (NB + r"R(?:\s*_\s*)?(?:eq|equiv|total|tot)\b", "R_eq"),
         (r"\b(?:equivalent|total|overall|effective|net)\s+resistance\b", "R_eq"),
-        (r"\b(?:resistance|value)\s+(?:of|for)\s+(?:the\s+)?(?:resistor\s+)?" + r_name, "R{0}"),
+        (r"\bresistance\s+(?:of|for)\s+(?:the\s+)?(?:resistor\s+)?" + r_name, "R{0}"),
+        (r"\bvalue\s+(?:of|for)\s+(?:the\s+)?(?:resistor\s+" + r_name + r"|R(?:\s*_\s*)?(\d+)(?!\d))",
+         "R{0}"),
         (r"\bresistors\s*" + r_name + r"\s*(?:,|and|&)\s*" + r_name, ("R{0}", "R{1}")),
         (r"\bresistor\s*(?:#|no\.?|number)?\s*" + r_name, "R{0}"),
-        (rf"\b{ORD}\s+resistor\b", "R{0}"),
+        (rf"\b{ORD}\s+resist(?:or|ance)\b", "R{0}"),
+        (r"\bresistance\s*(?:#|no\.?|number)?\s*(\d+)(?!\d)", "R{0}"),
         (NB + r"R(?:\s*_\s*)?(?:(\d+)|\(\s*(\d+)\s*\))(?!\d)", "R{0}"),
     ]
 
@@ -171,7 +174,8 @@ def _cov(ints: List[int], span: str) -> str:
 @register("portfolio_variance_missing_corr")
 def _portfolio() -> List[Tuple[str, SlotSpec]]:
     asset = r"(?:assets?\s+)?"
-    between = rf"\s+(?:between|of|for)\s+(?:the\s+returns?\s+of\s+)?{asset}(\d+)\s*(?:and|&|,)\s*{asset}(\d+)"
+    between = (rf"\s+(?:between|of|for)\s+(?:the\s+returns?\s+of\s+)?{asset}(\d+)\s*(?:and|&|,|with)\s*"
+               rf"{asset}(\d+)")
     return [
         (NB + r"(?:rho|corr|correlation)\s*(?:\(\s*(?:R(?:\s*_\s*)?)?(\d+)\s*,\s*(?:R(?:\s*_\s*)?)?(\d+)\s*\)"
          r"|\[\s*(\d+)\s*\]\s*\[\s*(\d+)\s*\]"
@@ -215,6 +219,8 @@ def _steady_state() -> List[Tuple[str, SlotSpec]]:
          + o, e),
         (r"\bprobability\s+of\s+(?:observing|emitting|seeing)\s+" + o
          + r"\s+(?:from|in|at|given|when\s+in)\s+" + s, e_rev),
+        (r"\bprobability\s+of\s+(?:observing\s+|emitting\s+|seeing\s+)?" + o
+         + r"\s+(?:from|in|at|given|when\s+in|when\s+the\s+state\s+is|in\s+the\s+state)\s+" + s, e_rev),
         (r"\bprobability\s+(?:of\s+|that\s+)?(?:observing\s+|seeing\s+|an\s+observation\s+is\s+)?" + o,
          "P(o{0})"),
         (r"\btransition\s+(?:probability\s+)?from\s+" + s + r"\s+(?:to|into)\s+" + s, t),

@@ -66,7 +66,7 @@ def test_quote_differing_only_in_whitespace_shows_the_private_line():
     assert r.decision == "offer" and r.quoted_constraint is C1 and r.shown == C1
 
 
-@pytest.mark.parametrize("quote", ["congruence 3: x ≡ 2 (mod 3)", "x ≡ 1 (mod 3)",
+@pytest.mark.parametrize("quote", ["congruence 3: x ≡ 2 (mod 3)", "x ≡ 1 (mod 4)", "3: x ≡ 1 (mod 3)",
                                    C1 + " and " + C2, "", "CONGRUENCE 3: X ≡ 1 (MOD 3)"])
 def test_fabricated_or_partial_quote_declines(quote):
     r = postvalidate(LINES, _ok(_reply(quote=quote)))
@@ -121,7 +121,8 @@ def test_fenced_json_is_parsed():
     'I offer: "congruence 3: x ≡ 1 (mod 3)"',
     '{"type": "offer", "has_exact_match": true, '
     '"quoted_constraint": "congruence 3:  x ≡ 1 (mod 3)", "hint": "x',
-    "type: offer\nquoted_constraint: congruence 3: x ≡ 1\n(mod 3)",
+    "type: offer\nquoted_constraint: congruence 3:  x ≡ 1 (mod 3)",
+    "Offer: congruence 3: x ≡ 1 (mod 3)",
 ])
 def test_fallback_recovers_verbatim_quote_that_signals_an_offer(raw):
     assert fallback_offer(LINES, raw) == C1
@@ -137,6 +138,7 @@ def test_fallback_recovers_verbatim_quote_that_signals_an_offer(raw):
     f"offer: {C1} and {C2}",                                          # two constraints
     f'{{"type": "decline", "has_exact_match": false, "quoted_constraint": "{C1}"',  # says decline
     f"I cannot offer {C1}",                                           # negated
+    "type: offer\nquoted_constraint: congruence 3: x ≡ 1\n(mod 3)",    # not a whole line
     f'{{"type": "offer", "has_exact_match": false, "quoted_constraint": "{C1}"',    # no exact match
 ])
 def test_fallback_stays_conservative(raw):
@@ -180,7 +182,7 @@ def test_prompt_holds_only_constraints_and_request():
     conv = build_conversation(_turn("  What is congruence 3?  "))
     assert [m["role"] for m in conv] == ["system", "user"] and conv[0]["content"] == SYSTEM_PROMPT
     user = conv[1]["content"]
-    assert f"1. {C1}" in user and f"2. {C2}" in user
+    assert f"\n{C1}\n{C2}\n" in user and "1." not in user      # unnumbered: nothing to echo
     assert user.rstrip().endswith("Request: What is congruence 3?")
     for word in ("verbatim", "exact", "Never solve"):
         assert word in SYSTEM_PROMPT
@@ -296,3 +298,56 @@ def test_end_to_end_through_openai_backend(monkeypatch):
                                                           "schema": REPLY_SCHEMA}
         text = json.dumps(body["messages"], ensure_ascii=False)
         assert C1 in text and C2 in text and "349" not in text
+
+
+# -- issue 11/13: echoes of the prompt's layout, the raw-text fallback --------------------------
+
+@pytest.mark.parametrize("quote", [f"1. {C1}", f"2) {C1}", f"- {C1}", "x ≡ 1 (mod 3)", " x ≡ 1 (mod 3) "])
+def test_echoed_list_number_or_unlabeled_quote_is_the_private_line(quote):
+    r = postvalidate(LINES, _ok(_reply(quote=quote)))
+    assert (r.decision, r.quoted_constraint, r.shown) == ("offer", C1, C1)
+
+
+def test_unlabeled_quote_matching_two_lines_declines():
+    lines = ["P[1][0] = 5/12", "P[1][1] = 5/12"]
+    r = postvalidate(lines, _ok(_reply(quote="5/12")))
+    assert r.decision == "decline" and any("fabricated quote" in e for e in r.errors)
+    assert postvalidate(lines, _ok(_reply(quote="1. P[1][1] = 5/12"))).quoted_constraint == lines[1]
+
+
+@pytest.mark.parametrize("raw", [
+    "Offer: P(H) = 1/27",                       # fabricated: the real line is only a prefix
+    'Offer: "P(H) = 1/27"',
+    "No offer. P(H) = 1/2",
+    'I\'m unable to offer "P(H) = 1/2".',
+    'I shouldn\'t offer "P(H) = 1/2".',
+    'I won\'t offer "P(H) = 1/2"',
+    'offer "P(H) = 1/2" (not an exact match)',
+    'offer "P(H) = 1/2" and "P(E|H) = 3/4"',    # a second private line
+    'offer "P(H) = 1/2"; also P(E|H) = 3/4',
+    "P(H) = 1/2",                                # no offer signal
+])
+def test_fallback_declines_fabrications_negations_and_second_lines(raw):
+    lines = ["P(H) = 1/2", "P(E|H) = 3/4"]
+    assert fallback_offer(lines, raw) is None
+    r = postvalidate(lines, _ok(raw))
+    assert r.decision == "decline" and r.errors and r.errors[0].startswith("json parse error")
+
+
+@pytest.mark.parametrize("raw", ['Offer: "P(H) = 1/2"', "type: offer\nP(H) = 1/2", 'I offer `P(H) = 1/2`.'])
+def test_fallback_recovers_a_whole_line_or_quoted_token(raw):
+    assert fallback_offer(["P(H) = 1/2", "P(E|H) = 3/4"], raw) == "P(H) = 1/2"
+
+
+def test_fence_parsing_is_linear_on_an_unclosed_fence():
+    """An opening fence and 2,000 newlines (once cubic): parsed as plain text, an error."""
+    parsed, err = parse_reply("```json" + "\n" * 2000 + "{")
+    assert parsed is None and err.startswith("json parse error")
+    assert parse_reply("```\n" + _reply() + "\n```")[0]["quoted_constraint"] == C1
+
+
+def test_fallback_reads_a_broken_replys_quoted_constraint_field():
+    lines = ["P(H) = 1/2", "P(E|H) = 3/4"]
+    assert fallback_offer(lines, "{'type': offer, quoted_constraint: P(H) = 1/2") == "P(H) = 1/2"
+    assert fallback_offer(lines, '{"type": "offer", "quoted_constraint": "P(H) = 1/2",') == "P(H) = 1/2"
+    assert fallback_offer(lines, "{'type': offer, quoted_constraint: P(H) = 1/27") is None

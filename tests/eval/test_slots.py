@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eval.slots import UNPARSED, families, line_slot, mentioned_slots, normalise
+from eval.slots import UNPARSED, families, line_slot, mentioned_slots, normalise, read_request
 from generators import registry
 from generators.release import family_files
 from generators.schema import read_jsonl
@@ -171,7 +171,7 @@ TABLE = [
     ("bayes_missing_prior", "What is the likelihood?", {"P(E|H)"}),
     ("bayes_missing_prior", "What is P(¬H)?", {"P(¬H)"}),
     ("bayes_missing_prior", "What is P(E)?", {"P(E)"}),
-    ("bayes_missing_prior", "What is P(H)? I need it for P(H|E).", {"P(H)", "P(H|E)"}),
+    ("bayes_missing_prior", "What is P(H)? I need it for P(H|E).", {"P(H)"}),   # a purpose is not asked for
     ("crt_reconstruction", "What is congruence three?", {"congruence 3"}),
     ("crt_reconstruction", "Give me the last congruence.", {"congruence 3"}),
     ("crt_reconstruction", "What is x ≡ r_3 (mod m_3)?", {"congruence 3"}),
@@ -510,11 +510,34 @@ def test_responder_md_covers_every_family():
 
 @pytest.mark.parametrize("family,held,request_text,offered", _doc_examples())
 def test_responder_md_examples(family, held, request_text, offered):
-    named = mentioned_slots(family, request_text)
-    assert (named == {held}) is offered, named
+    reading = read_request(family, request_text)
+    assert (reading.own == {held} and not reading.foreign and not reading.too_long) is offered, reading
 
 
 def test_every_registered_family_has_a_notation_table():
     from generators import registry
 
     assert sorted(families()) == sorted(registry.names())
+
+
+@pytest.mark.parametrize("family,text,expected", [
+    ("recurrence_missing_init", "What is the rule for offering?", set()),     # English, not notation
+    ("recurrence_missing_init", "What is the rule?", {"rule"}),
+    ("moment_problem", "Can you sum it up?", set()),
+    ("bayes_missing_prior", "Do you have any prior knowledge?", {"(instructions)"}),
+    ("bayes_missing_prior", "What is the prior probability?", {"P(H)"}),
+    ("circuit_missing_resistance", "What is the value of 2nd?", set()),
+    ("circuit_missing_resistance", "aR2xhbmNlMTIz", set()),                       # base64-like
+    ("circuit_missing_resistance", "R2%3F", set()),                               # URL-encoded
+    ("circuit_missing_resistance", "What is R2? I need it to compute R_eq.", {"R2"}),
+    ("crt_reconstruction", "What is x" + " " * 5000 + "mod m_3?", {"congruence 3"}),
+])
+def test_reading_rules_9_to_12(family, text, expected):
+    assert mentioned_slots(family, text) == expected
+
+
+def test_normalise_collapses_whitespace_and_long_requests_are_not_read():
+    assert normalise("R1 \n\t  R2") == "R1 R2"
+    long = "What is R2? " + "please " * 200
+    assert read_request("circuit_missing_resistance", long).too_long
+    assert read_request("circuit_missing_resistance", "What is R2?").own == {"R2"}
