@@ -152,7 +152,7 @@ def test_normal_reply_meta(server, monkeypatch):
     assert {k.lower(): v for k, v in headers.items()}["authorization"] == "Bearer EMPTY"
     assert body["model"] == MODEL and body["seed"] == 1234
     assert body["temperature"] == 0.0 and body["top_p"] == 1.0
-    assert body["max_completion_tokens"] == 64 and "max_tokens" not in body
+    assert body["max_tokens"] == 64 and "max_completion_tokens" not in body  # a local server
     assert "response_format" not in body
 
 
@@ -217,7 +217,7 @@ def test_structured_output_request(server):
     body = server.state.for_key(key)[0][3]
     assert body["response_format"] == {"type": "json_schema", "json_schema": {
         "name": "responder_reply", "strict": True, "schema": SCHEMA}}
-    assert body["seed"] == 99 and body["max_completion_tokens"] == 77 and body["top_p"] == 0.5
+    assert body["seed"] == 99 and body["max_tokens"] == 77 and body["top_p"] == 0.5
     assert body["messages"] == list(req.conversation)
 
 
