@@ -78,12 +78,10 @@ def load_data(files: Sequence[Path], families: Optional[Sequence[str]] = None,
 
     digest = hashlib.sha256()
     instances: List[Instance] = []
-    folders = {p.parent.parent.parent for p in files if p.parent.parent.name == "data"}
-    for folder in sorted(folders):
-        has_info = (folder / "release_info.json").is_file()
-        if (folder / CHECKSUMS).is_file() or has_info:   # a release: its checksums must hold
+    folders = sorted({p.parent.parent.parent for p in files if p.parent.parent.name == "data"})
+    for folder in folders:    # checksums first where present: an edited byte is named as such
+        if (folder / CHECKSUMS).is_file():
             problems = check_manifest(folder)
-            problems = [p for p in problems if "not listed in" not in p or "/data/" in p]
             if problems:
                 raise RunError("the release fails its checksums: " + "; ".join(problems[:3]))
     seen: Dict[str, str] = {}
@@ -96,6 +94,9 @@ def load_data(files: Sequence[Path], families: Optional[Sequence[str]] = None,
             seen[inst.id] = f"{path}:{number}"
             _check_record(inst, path, number)
             instances.append(inst)
+    for folder in sorted(folders):   # a release whose CHECKSUMS was deleted is not run either
+        if not (folder / CHECKSUMS).is_file() and (folder / "release_info.json").is_file():
+            raise RunError(f"the release fails its checksums: {folder / CHECKSUMS}: manifest missing")
     if families:
         instances = [i for i in instances if i.family in set(families)]
     if ids:
@@ -272,8 +273,9 @@ class TranscriptLog:
             try:
                 row = json.loads(line)
                 tid = row["id"]
-            except (ValueError, KeyError, TypeError) as err:
-                raise RunError(f"{self.path}:{number}: not a transcript line ({err})") from None
+            except (ValueError, KeyError, TypeError, RecursionError) as err:
+                raise RunError(f"{self.path}:{number}: not a transcript line "
+                               f"({type(err).__name__}: {str(err)[:200]})") from None
             if tid in self.finished:
                 raise RunError(f"{self.path}:{number}: instance {tid} recorded twice")
             self.finished[tid] = row.get("error") is not None

@@ -22,6 +22,10 @@ class SolverTurn:
     finish_reason: Optional[str] = None
     meta: Dict[str, Any] = field(default_factory=dict)
     role: str = "solver"
+    # why this turn is a format error when it is not the text's fault: "truncated" (cut off by
+    # the token limit, finish_reason "length") or "refusal" (the model's refusal, in ``refusal``)
+    format_error: Optional[str] = None
+    refusal: Optional[str] = None
 
 
 @dataclass

@@ -30,7 +30,8 @@ def _progress(total: int, desc: str):
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from generators.build import layout
-    from generators.release import public_split_reference, render_release, write_release
+    from generators.release import (check_out_folder, public_split_reference, render_release,
+                                    write_release)
     from generators.seeds import PUBLIC, SeedSet
 
     families = args.families or registry.names(args.types)
@@ -45,11 +46,19 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return 2
     seed_set = PUBLIC if public else SeedSet.named(args.seed_set)
     out = args.out or DEFAULT_RELEASE
+    if args.out is not None:
+        check_out_folder(args.out, args.overwrite)
     disjoint_from = [] if public else [public_split_reference()]
     total = len(layout(args.per_type, families, args.difficulties))
+    from generators.build import GenerationError
+
     with _progress(total, "generate") as bar:
-        files = render_release(seed_set, args.per_type, families, args.difficulties,
-                               progress=lambda: bar.update(1), disjoint_from=disjoint_from)
+        try:
+            files = render_release(seed_set, args.per_type, families, args.difficulties,
+                                   progress=lambda: bar.update(1), disjoint_from=disjoint_from)
+        except GenerationError as err:   # past a family's capacity: one line, nothing written
+            print(f"mira-math generate: {err}; nothing written", file=sys.stderr)
+            return 1
     write_release(out, files)
     print(f"wrote {total} instances of {len(families)} families to {out} "
           f"(seed set {seed_set.name}" + (", disjoint from the public release)" if disjoint_from else ")"))
@@ -224,6 +233,8 @@ def add_commands(sub) -> None:
     g.add_argument("--seed-set", default=None, metavar="NAME",
                    help="a held-out seed set (default: the public release's); it shares no "
                         "latent state or solver view with the public release")
+    g.add_argument("--overwrite", action="store_true",
+                   help="replace a non-empty --out folder (stale files included)")
     g.set_defaults(func=cmd_generate)
 
     v = sub.add_parser("validate", help="re-run every validity check on JSONL files or release folders")
