@@ -76,6 +76,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for p in args.files:
         if p.is_dir():
             paths += family_files(p)
+            if not (p / RELEASE_INFO).is_file():   # a killed generate, or not a release
+                missing.append(f"{p / RELEASE_INFO}: missing (not a complete release folder)")
+            elif not paths:
+                missing.append(f"{p}: no data/<family>/test.jsonl files")
             if (p / RELEASE_INFO).is_file():  # a release folder: every family it lists
                 missing += [f"{p / data_path(name)}: missing (a family of {p / RELEASE_INFO})"
                             for name in read_release_info(p)["families"]
