@@ -285,10 +285,11 @@ class OpenAIBackend:
                         f"(is the server running?): {exc}")
         return None
 
-    def _schema_rejected(self, exc: Exception, request: ChatRequest) -> bool:
+    def _schema_rejected(self, exc: Exception, kwargs: Dict[str, Any]) -> bool:
+        """A json_schema request (in auto mode) that the server rejected as malformed."""
         o = self._openai
-        return (request.json_schema is not None and self.response_format == "auto"
-                and self._format_now == "json_schema"
+        sent = kwargs.get("response_format") or {}
+        return (sent.get("type") == "json_schema" and self.response_format == "auto"
                 and isinstance(exc, (o.BadRequestError, o.UnprocessableEntityError,
                                      o.InternalServerError)))
 
@@ -300,14 +301,15 @@ class OpenAIBackend:
         token = _CALL.set(record)
         t0 = time.perf_counter()
         try:
+            kwargs = self._kwargs(request, params)
             try:
-                raw = await client.chat.completions.with_raw_response.create(
-                    **self._kwargs(request, params))
+                raw = await client.chat.completions.with_raw_response.create(**kwargs)
             except Exception as exc:
-                if not self._schema_rejected(exc, request):
+                if not self._schema_rejected(exc, kwargs):
                     raise
-                LOG.warning("the server rejected response_format json_schema (%s); using "
-                            "json_object with the schema from now on", type(exc).__name__)
+                if self._format_now == "json_schema":
+                    LOG.warning("the server rejected response_format json_schema (%s); using "
+                                "json_object with the schema from now on", type(exc).__name__)
                 self._format_now = "json_object"
                 raw = await client.chat.completions.with_raw_response.create(
                     **self._kwargs(request, params))
