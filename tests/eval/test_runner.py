@@ -349,3 +349,49 @@ def test_out_naming_a_file_is_refused(tmp_path):
     f.write_text("x")
     with pytest.raises(RunError, match="not a folder"):
         run(f, _selection(1), _config(), CountingSolver(), SlotResponder(), progress=False)
+
+
+class _SlowAPIBackend:
+    """An API responder backend: the first call waits until the other episodes are on disk."""
+
+    model, concurrency = "slow-api", 8
+
+    def __init__(self, out, others):
+        self.out, self.others, self.first, self.seen_on_disk = out, others, True, None
+
+    async def acomplete(self, request, params):
+        import asyncio
+
+        if self.first:
+            self.first = False
+            for _ in range(300):   # bounded: 3 s at most
+                path = self.out / TRANSCRIPTS
+                lines = path.read_text().count("\n") if path.exists() else 0
+                if lines >= self.others:
+                    break
+                await asyncio.sleep(0.01)
+            self.seen_on_disk = lines
+        return Completion(text=json.dumps({"type": "decline", "has_exact_match": False,
+                                           "quoted_constraint": None, "hint": None}),
+                          finish_reason="stop")
+
+    def complete(self, requests, params):
+        import asyncio
+
+        return [asyncio.run(self.acomplete(r, params)) for r in requests]
+
+    def describe(self):
+        return {"backend": "slow-api"}
+
+
+def test_offline_solver_with_an_api_responder_writes_episodes_as_they_finish(tmp_path):
+    from eval.backends.base import GenParams
+    from eval.responders.llm import LLMResponder
+
+    out, n = tmp_path / "r", 5
+    backend = _SlowAPIBackend(out, n - 1)
+    responder = LLMResponder(backend, GenParams(max_tokens=64))
+    run(out, _selection(n), RunConfig(solver="reference", responder="llm:slow"), ReferenceSolver(),
+        responder, progress=False, concurrency=8)
+    # while the first responder call was in flight, the other episodes were already written
+    assert backend.seen_on_disk == n - 1 and len(_rows(out)) == n
