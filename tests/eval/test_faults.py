@@ -666,3 +666,24 @@ def test_eval_stops_on_401_with_exit_4_and_a_resumable_run_dir(attack_server, tm
     err = capsys.readouterr().err
     assert code == 4 and "refused the API key" in err and "--resume" in err
     assert err.count("\n") == 1 and (out / "manifest.json").is_file()
+
+
+def test_no_sampling_params_and_openai_base_url_change_the_config_hash(monkeypatch):
+    from eval.backends.openai_backend import OpenAIBackend
+    from eval.runner import RunConfig, _backend_params
+
+    class Solver:
+        def __init__(self, backend):
+            self.backend = backend
+
+    def config_hash(**kw):
+        backend = OpenAIBackend("m", **kw)
+        return RunConfig(solver="openai:m", responder="rules",
+                         backend=_backend_params(Solver(backend), object())).hash()
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+    local = config_hash()
+    assert config_hash(sampling_params=False) != local
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:2/v1")
+    assert config_hash() != local

@@ -395,3 +395,37 @@ def test_offline_solver_with_an_api_responder_writes_episodes_as_they_finish(tmp
         responder, progress=False, concurrency=8)
     # while the first responder call was in flight, the other episodes were already written
     assert backend.seen_on_disk == n - 1 and len(_rows(out)) == n
+
+
+def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path, monkeypatch, capsys):
+    import eval.runner as runner
+
+    monkeypatch.setattr(runner, "PROGRESS_EVERY_S", 0.01)
+
+    class Slow(ReferenceSolver):
+        def generate(self, calls):
+            import time as _t
+
+            _t.sleep(0.05)
+            return super().generate(calls)
+
+    run(tmp_path / "r", _selection(3), _config(), Slow(), SlotResponder(), progress=True)
+    err = capsys.readouterr().err
+    assert "eval: " in err and "/3 done," in err
+
+
+def test_report_without_matplotlib_is_one_line_and_makes_no_folder(tmp_path, monkeypatch, capsys):
+    import builtins
+    from mira_cli.main import main
+
+    real_import = builtins.__import__
+
+    def no_mpl(name, *a, **k):
+        if name.startswith("matplotlib"):
+            raise ImportError("No module named 'matplotlib'")
+        return real_import(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_mpl)
+    code = main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "rep")])
+    assert code == 2 and "needs matplotlib" in capsys.readouterr().err
+    assert not (tmp_path / "rep").exists()
