@@ -298,12 +298,6 @@ def test_a_refusal_is_recorded_as_a_refusal(tmp_path):
     assert turn["format_error"] == "refusal" and turn["refusal"] == "I can't help with that"
 
 
-def test_the_config_hash_covers_the_backend_request_shape(tmp_path):
-    a, b = _config(), _config()
-    b.backend = {"solver": {"base_url": "http://x/v1", "sampling_params": False}}
-    assert a.hash() != b.hash()
-
-
 def test_an_unknown_family_in_data_fails_before_any_call(tmp_path):
     src = RELEASE / "data" / "bayes_missing_prior" / "test.jsonl"
     row = json.loads(src.read_text(encoding="utf-8").splitlines()[0])
