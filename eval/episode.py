@@ -46,14 +46,20 @@ class Episode:
         if completion.error is not None:
             self._fail("solver", completion.error)
             return None
-        action = protocol.parse_action(completion.text)
+        cut: Optional[str] = None
+        if completion.refusal:              # a refusal is not an empty reply
+            cut = "refusal"
+        elif completion.finish_reason == "length":   # cut off: never parsed as a whole request
+            cut = "truncated"
+        action = protocol.Action("format_error", "") if cut else protocol.parse_action(completion.text)
         if self.ask_first and action.kind == "answer" and not self._asked() and not self.state.final_turn:
             action = protocol.Action("format_error", "")   # ask-first protocol: answer too early
         before = self.state
         self.transcript.turns.append(SolverTurn(
             raw=completion.text, action=action.kind, content=action.text,
             final_turn=before.final_turn, finish_reason=completion.finish_reason,
-            meta=completion.meta, answer_source=action.source if action.kind == "answer" else None))
+            meta=completion.meta, format_error=cut, refusal=completion.refusal,
+            answer_source=action.source if action.kind == "answer" else None))
         if action.kind == "answer":
             self.transcript.answer_source = action.source
         self.conversation = self.conversation + [{"role": "assistant", "content": completion.text}]

@@ -10,17 +10,20 @@ resume), and the two schedulers that drive :class:`eval.episode.Episode`:
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import hashlib
 import json
 import os
 import platform
 import subprocess
+import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set
 
-from eval.backends.base import Completion
+from eval.backends.base import Completion, FatalBackendError
 from eval.episode import Episode
 from eval.prompts import check_fewshot_disjoint, prompt_hash
 from eval.protocol import PROTOCOL_VERSION
@@ -30,10 +33,32 @@ from generators.schema import DataError, Instance, read_jsonl
 
 MANIFEST = "manifest.json"
 TRANSCRIPTS = "transcripts.jsonl"
+LOCK = ".lock"
+PROGRESS_EVERY_S = 30.0   # progress lines when stderr is not a terminal
 
 
 class RunError(MiraError, RuntimeError):
     """A run that must not start (bad data, a config that does not match a resumed run)."""
+
+
+class RunStopped(MiraError, RuntimeError):
+    """A run stopped early by a fatal backend error (authentication, a missing model, a server
+    that is down); the transcripts written so far are kept and ``--resume`` continues."""
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``path`` through a temporary file in the same folder and rename it: a reader (or a
+    full disk, or a kill) sees the old file or the new one, never a torn one."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with tmp.open("wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 # ------------------------------------------------------------------ data selection
@@ -54,8 +79,8 @@ def load_data(files: Sequence[Path], families: Optional[Sequence[str]] = None,
 
     digest = hashlib.sha256()
     instances: List[Instance] = []
-    folders = {p.parent.parent.parent for p in files if p.parent.parent.name == "data"}
-    for folder in sorted(folders):
+    folders = sorted({p.parent.parent.parent for p in files if p.parent.parent.name == "data"})
+    for folder in folders:    # checksums first where present: an edited byte is named as such
         if (folder / CHECKSUMS).is_file():
             problems = check_manifest(folder)
             if problems:
@@ -68,7 +93,11 @@ def load_data(files: Sequence[Path], families: Optional[Sequence[str]] = None,
                 raise DataError(f"duplicate id {inst.id!r} (first in {seen[inst.id]})", str(path),
                                 number, "id")
             seen[inst.id] = f"{path}:{number}"
+            _check_record(inst, path, number)
             instances.append(inst)
+    for folder in sorted(folders):   # a release whose CHECKSUMS was deleted is not run either
+        if not (folder / CHECKSUMS).is_file() and (folder / "release_info.json").is_file():
+            raise RunError(f"the release fails its checksums: {folder / CHECKSUMS}: manifest missing")
     if families:
         instances = [i for i in instances if i.family in set(families)]
     if ids:
@@ -99,6 +128,19 @@ def _portable(path: Path) -> str:
         return full.relative_to(Path(__file__).resolve().parents[1]).as_posix()
     except ValueError:
         return str(full)
+
+
+def _check_record(inst: Instance, path: Path, number: int) -> None:
+    """The validator's checks on one record (fast), so a bad record stops the run before
+    any model call instead of after it."""
+    from generators import registry
+    from generators.validate import validate_instance
+
+    if inst.family not in registry.names():
+        raise DataError(f"unknown family {inst.family!r}", str(path), number, "family")
+    failures = validate_instance(inst, registry.get(inst.family))
+    if failures:
+        raise DataError(f"fails validation: {failures[0]}", str(path), number)
 
 
 def data_files(config: Optional[str], data: Optional[Path], release: Path) -> List[Path]:
@@ -144,6 +186,9 @@ class RunConfig:
     prompt_hash: str = ""
     dataset_checksum: str = ""
     selection: Dict[str, Any] = field(default_factory=dict)
+    # what each model backend sends that shapes the replies (endpoint, token-limit parameter,
+    # sampling parameters on or off, response format): filled from ``hash_params()``
+    backend: Dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> Dict[str, Any]:
         return dict(self.__dict__)
@@ -245,8 +290,9 @@ class TranscriptLog:
             try:
                 row = json.loads(line)
                 tid = row["id"]
-            except (ValueError, KeyError, TypeError) as err:
-                raise RunError(f"{self.path}:{number}: not a transcript line ({err})") from None
+            except (ValueError, KeyError, TypeError, RecursionError) as err:
+                raise RunError(f"{self.path}:{number}: not a transcript line "
+                               f"({type(err).__name__}: {str(err)[:200]})") from None
             if tid in self.finished:
                 raise RunError(f"{self.path}:{number}: instance {tid} recorded twice")
             self.finished[tid] = row.get("error") is not None
@@ -255,6 +301,11 @@ class TranscriptLog:
         self._fh.write(line)
         self._fh.flush()
 
+    def sync(self) -> None:
+        """Make the lines written so far durable (end of a batch, every few seconds, close)."""
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
     def drop_errors(self) -> List[str]:
         """Remove errored transcripts (atomically) so they can be run again; their ids."""
         errored = [tid for tid, err in self.finished.items() if err]
@@ -262,36 +313,73 @@ class TranscriptLog:
             self._fh.close()
             keep = [line for line in self.path.read_text(encoding="utf-8").splitlines(keepends=True)
                     if json.loads(line).get("error") is None]
-            tmp = self.path.with_suffix(".tmp")
-            tmp.write_text("".join(keep), encoding="utf-8")
-            os.replace(tmp, self.path)
+            write_atomic(self.path, "".join(keep).encode("utf-8"))
             for tid in errored:
                 del self.finished[tid]
             self._fh = self.path.open("a", encoding="utf-8")
         return errored
 
     def close(self) -> None:
-        self._fh.close()
+        if not self._fh.closed:
+            self.sync()
+            self._fh.close()
+
+
+class RunLock:
+    """An exclusive ``flock`` on ``RUN_DIR/.lock`` held for the run's lifetime: a second
+    ``eval`` (or ``--resume``) on the same folder is refused instead of writing beside it."""
+
+    def __init__(self, out: Path):
+        self.path = out / LOCK
+        self._fh = self.path.open("a+")
+        try:
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._fh.close()
+            raise RunError(f"{out} is in use by another mira-math eval (locked {self.path}); "
+                           "wait for it to finish") from None
+
+    def release(self) -> None:
+        if not self._fh.closed:
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
+            self._fh.close()
+
+
+def _read_manifest(path: Path) -> Dict[str, Any]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        raise RunError(f"{path}: not a readable run manifest ({err}); the run directory cannot "
+                       "be resumed safely: move it away or choose another --out") from None
 
 
 def prepare_run_dir(out: Path, config: RunConfig, selection: Selection, models: Dict[str, Any],
                     argv: Sequence[str], resume: bool, retry_errors: bool) -> TranscriptLog:
-    out.mkdir(parents=True, exist_ok=True)
+    """Check (or create) the run directory; the caller holds its :class:`RunLock`."""
     path = out / MANIFEST
+    if not path.exists() and (out / TRANSCRIPTS).exists():
+        raise RunError(f"{out} holds {TRANSCRIPTS} but no {MANIFEST}: its transcripts cannot be "
+                       "matched to this configuration; refusing to adopt them (choose another --out)")
     if path.exists():
         if not (resume or retry_errors):
             raise RunError(f"{out} already holds a run: pass --resume to continue it, or choose "
                            "another --out")
-        old = json.loads(path.read_text(encoding="utf-8"))
+        old = _read_manifest(path)
         if old.get("config_hash") != config.hash():
             diff = sorted(k for k in set(old.get("config", {})) | set(config.as_dict())
                           if old.get("config", {}).get(k) != config.as_dict().get(k))
             raise RunError(f"{out} was run with another configuration (differs in: "
                            f"{', '.join(diff)}); refusing to resume into it")
     else:
-        path.write_text(json.dumps(manifest(config, selection, models, argv), indent=2) + "\n",
-                        encoding="utf-8")
+        text = json.dumps(manifest(config, selection, models, argv), indent=2) + "\n"
+        write_atomic(path, text.encode("utf-8"))
     log = TranscriptLog(out / TRANSCRIPTS)
+    known = {inst.id for inst in selection.instances}
+    stray = sorted(tid for tid in log.finished if tid not in known)
+    if stray:
+        log.close()
+        raise RunError(f"{out / TRANSCRIPTS}: {len(stray)} transcript(s) for instances not in this "
+                       f"selection (first {stray[0]!r}); refusing to resume into it")
     if retry_errors:
         log.drop_errors()
     return log
@@ -326,6 +414,8 @@ def run_batched(instances: Iterable[Instance], make_episode: Callable[[Instance]
             if len(completions) != len(live):
                 raise RuntimeError(f"the solver returned {len(completions)} completions for "
                                    f"{len(live)} requests")
+        except FatalBackendError:
+            raise
         except Exception as exc:
             # The whole batch failed (an engine error, not one item's): every live episode is
             # recorded as a solver error with the cause and the run goes on; --retry-errors
@@ -340,19 +430,39 @@ def run_batched(instances: Iterable[Instance], make_episode: Callable[[Instance]
             call = episode.on_solver(completion)
             if call is not None:
                 asks.append((episode, call))
-        if asks:
+        if asks:   # episodes the solver turn finished reach the disk before a slow responder call
+            live = _emit_done(live, emit)
             results = responder.respond([call for _, call in asks])
             calls["responder_calls"] += 1
             calls["responder_requests"] += len(asks)
             for (episode, _), result in zip(asks, results):
                 episode.on_responder(result)
-        still = []
-        for episode in live:
-            if episode.done:
-                emit(episode)
-            else:
-                still.append(episode)
-        live = still
+        live = _emit_done(live, emit)
+        if hasattr(emit, "batch_done"):
+            emit.batch_done()  # type: ignore[attr-defined]
+
+
+def _emit_done(live: List[Episode], emit: Callable[[Episode], None]) -> List[Episode]:
+    still = []
+    for episode in live:
+        if episode.done:
+            emit(episode)
+        else:
+            still.append(episode)
+    return still
+
+
+class _SyncSolverAsAsync:
+    """An offline solver (reference, noask, a scripted one) driven by the sliding window, so that
+    with an API responder every episode is written as it finishes."""
+
+    is_async = True
+
+    def __init__(self, solver: Any):
+        self.solver = solver
+
+    async def agenerate(self, call: Any) -> Completion:
+        return self.solver.generate([call])[0]
 
 
 def run_async(instances: Iterable[Instance], make_episode: Callable[[Instance], Episode],
@@ -373,6 +483,8 @@ def run_async(instances: Iterable[Instance], make_episode: Callable[[Instance], 
             while not episode.done:
                 try:
                     completion = await solver.agenerate(episode.solver_call())
+                except FatalBackendError:
+                    raise
                 except Exception as exc:   # recorded as this episode's solver error, as in run_batched
                     completion = Completion(error=f"{type(exc).__name__}: {exc} (the solver call raised)")
                 calls["solver_calls"] += 1
@@ -406,30 +518,90 @@ class RunResult:
 def run(out: Path, selection: Selection, config: RunConfig, solver: Any, responder: Any,
         argv: Sequence[str] = (), resume: bool = False, retry_errors: bool = False,
         window: int = 4096, concurrency: int = 16, progress: bool = True) -> RunResult:
-    """Run (or continue) an evaluation into ``out``; returns what happened."""
+    """Run (or continue) an evaluation into ``out``; returns what happened.
+
+    The run directory is locked for the whole run; transcripts are appended as episodes finish
+    and fsync'd after every batch (and every few seconds on the async path). A fatal backend
+    error raises :class:`RunStopped` after closing the log: ``--resume`` continues the run."""
+    if out.exists() and not out.is_dir():
+        raise RunError(f"--out {out}: exists and is not a folder")
     if config.regime == "4s":
         check_fewshot_disjoint(selection.instances)
     config.prompt_hash = config.prompt_hash or prompt_hash(config.regime)
     config.dataset_checksum = config.dataset_checksum or selection.checksum
+    config.backend = config.backend or _backend_params(solver, responder)
     models = {"solver": solver.describe(), "responder": responder.describe()}
+    out.mkdir(parents=True, exist_ok=True)
+    lock = RunLock(out)
+    try:
+        return _run_locked(out, selection, config, solver, responder, models, argv, resume,
+                           retry_errors, window, concurrency, progress)
+    finally:
+        lock.release()
+
+
+def _backend_params(solver: Any, responder: Any) -> Dict[str, Any]:
+    out: Dict[str, Any] = {}
+    for role, obj in (("solver", solver), ("responder", responder)):
+        backend = getattr(obj, "backend", None)
+        params = getattr(backend, "hash_params", None)
+        if callable(params):
+            out[role] = params()
+    return out
+
+
+class _Progress:
+    """A line on stderr every ``PROGRESS_EVERY_S`` seconds when stderr is not a terminal (a
+    log file, a batch job), where tqdm's bar is off."""
+
+    def __init__(self, total: int, stats: Dict[str, int], enabled: bool):
+        self.total, self.stats = total, stats
+        self._stop = threading.Event()
+        self._started = time.perf_counter()
+        self._thread: Optional[threading.Thread] = None
+        if enabled and not sys.stderr.isatty():
+            self._thread = threading.Thread(target=self._loop, daemon=True)
+            self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(PROGRESS_EVERY_S):
+            done = self.stats["done"]
+            print(f"eval: {done}/{self.total} done, {self.stats['errors']} errors, "
+                  f"{time.perf_counter() - self._started:.0f} s", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        self._stop.set()
+
+
+def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any, responder: Any,
+                models: Dict[str, Any], argv: Sequence[str], resume: bool, retry_errors: bool,
+                window: int, concurrency: int, progress: bool) -> RunResult:
     log = prepare_run_dir(out, config, selection, models, argv, resume, retry_errors)
     todo = [i for i in selection.instances if i.id not in log.finished]
-    stats = {"correct": 0, "errors": 0}
+    stats = {"correct": 0, "errors": 0, "done": 0}
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=len(todo), desc="eval", unit="inst", disable=None, leave=False)
+    ticker = _Progress(len(todo), stats, progress)
+    last_sync = [time.monotonic()]
 
     def emit(episode: Episode) -> None:
         t = episode.transcript
         log.write(t.to_json_line())
+        stats["done"] += 1
         if t.error is not None:
             stats["errors"] += 1
-        elif t.verdict and t.verdict["correct"]:
+        elif t.verdict and t.verdict["correct"] is True:
             stats["correct"] += 1
         if bar is not None:
             bar.update(1)
+        if time.monotonic() - last_sync[0] > 2.0:   # the async path has no batch boundary
+            log.sync()
+            last_sync[0] = time.monotonic()
+
+    emit.batch_done = log.sync  # type: ignore[attr-defined]
 
     def make_episode(inst: Instance) -> Episode:
         return Episode(inst, solver=config.solver, responder=config.responder, regime=config.regime,
@@ -440,15 +612,27 @@ def run(out: Path, selection: Selection, config: RunConfig, solver: Any, respond
     try:
         if getattr(solver, "is_async", False):
             calls = run_async(todo, make_episode, solver, responder, emit, concurrency)
+        elif _is_api(responder):   # offline solver, API responder: write episodes as they finish
+            calls = run_async(todo, make_episode, _SyncSolverAsAsync(solver), responder, emit,
+                              concurrency)
         else:
             calls = run_batched(todo, make_episode, solver, responder, emit, window)
+    except FatalBackendError as err:
+        raise RunStopped(f"stopped: {err}; {stats['done']} transcripts kept in {out}: fix the "
+                         f"cause, then rerun with --resume") from None
     finally:
         log.close()
+        ticker.close()
         if bar is not None:
             bar.close()
     return RunResult(total=len(selection.instances), skipped=len(selection.instances) - len(todo),
                      ran=len(todo), correct=stats["correct"], errors=stats["errors"], calls=calls,
                      wall_s=time.perf_counter() - started, repaired=log.repaired)
+
+
+def _is_api(responder: Any) -> bool:
+    backend = getattr(responder, "backend", None)
+    return hasattr(responder, "arespond") and hasattr(backend, "acomplete")
 
 
 def finished_ids(out: Path) -> Set[str]:
@@ -458,5 +642,5 @@ def finished_ids(out: Path) -> Set[str]:
     return {json.loads(line)["id"] for line in path.read_text(encoding="utf-8").splitlines() if line}
 
 
-__all__ = ["RunConfig", "RunError", "RunResult", "Selection", "data_files", "load_data", "run",
+__all__ = ["RunConfig", "RunError", "RunResult", "RunStopped", "write_atomic", "Selection", "data_files", "load_data", "run",
            "run_async", "run_batched", "finished_ids"]

@@ -121,7 +121,8 @@ def make_backend(spec: str, **options: Any) -> ChatBackend:
 
         model, url = _split_url(rest)
         return OpenAIBackend(model, base_url=url, **{k: v for k, v in options.items() if k in (
-            "concurrency", "timeout", "max_retries", "max_tokens_param", "sampling_params")})
+            "concurrency", "timeout", "max_retries", "max_tokens_param", "sampling_params",
+            "response_format")})
     if kind == "transformers":
         from eval.backends.transformers_backend import TransformersBackend
 

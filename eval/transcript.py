@@ -23,6 +23,10 @@ class SolverTurn:
     meta: Dict[str, Any] = field(default_factory=dict)
     answer_source: Optional[str] = None  # an answer's source: "marker" (ANSWER: line) or "fallback"
     role: str = "solver"
+    # why this turn is a format error when it is not the text's fault: "truncated" (cut off by
+    # the token limit, finish_reason "length") or "refusal" (the model's refusal, in ``refusal``)
+    format_error: Optional[str] = None
+    refusal: Optional[str] = None
 
 
 @dataclass

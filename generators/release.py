@@ -13,12 +13,15 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
+import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
 
 from generators import registry
+from generators.errors import MiraError
 from generators.build import GENERATOR_VERSION, build_split, instance_keys
 from generators.card import render_readme
 from generators.layout import SPLIT, data_path
@@ -132,11 +135,47 @@ def manifest(files: Dict[str, bytes]) -> bytes:
     return "".join(lines).encode("utf-8")
 
 
+class ReleaseWriteError(MiraError):
+    """A release folder that may not be written (a file in its place, a folder in use)."""
+
+
+def check_out_folder(out: Path, overwrite: bool) -> None:
+    """``generate --out``: a file in the way, or a non-empty folder without ``--overwrite``,
+    is refused (a run on the old split could no longer be scored)."""
+    if out.exists() and not out.is_dir():
+        raise ReleaseWriteError(f"--out {out}: exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        raise ReleaseWriteError(f"--out {out}: the folder is not empty; pass --overwrite to "
+                                "replace it")
+
+
 def write_release(out: Path, files: Dict[str, bytes]) -> None:
-    for rel, data in sorted(files.items()):
-        path = out / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+    """Write the whole folder beside ``out`` and swap it in by renames: a kill or a full disk
+    leaves the old folder (or none), never half a release; files of an earlier build that this
+    one does not contain do not survive."""
+    if out.exists() and not out.is_dir():
+        raise ReleaseWriteError(f"{out}: exists and is not a folder")
+    out = out.resolve()
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    old = out.with_name(f".{out.name}.old-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        for rel, data in sorted(files.items()):
+            path = tmp / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        if out.exists():
+            os.replace(out, old)
+        os.replace(tmp, out)
+    except BaseException:
+        if old.exists() and not out.exists():
+            os.replace(old, out)
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
 
 
 @dataclass

@@ -206,6 +206,20 @@ def instance_from_dict(raw: Any, path: str = "<memory>", line: int = 0) -> Insta
     )
 
 
+def loads_line(raw: bytes, path: str, number: int) -> Any:
+    """One JSON line, safely: bad UTF-8, bad JSON, nesting too deep (RecursionError) and
+    integers past Python's digit limit (ValueError) all become one :class:`DataError`
+    naming the file and line. Shared by every JSONL reader."""
+    try:
+        return json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+    except UnicodeDecodeError as err:
+        raise DataError(f"not valid JSON: {err}", path, number) from None
+    except RecursionError:
+        raise DataError("not valid JSON: nested too deeply", path, number) from None
+    except ValueError as err:   # JSONDecodeError, or an integer with too many digits
+        raise DataError(f"not valid JSON: {err}", path, number) from None
+
+
 def read_jsonl(path: "str | Path") -> Iterator[Instance]:
     """Instances of a JSONL file, in order; a torn or invalid line raises :class:`DataError`."""
     path = Path(path)
@@ -216,10 +230,7 @@ def read_jsonl(path: "str | Path") -> Iterator[Instance]:
         raise DataError("last line is not newline-terminated (truncated file?)", str(path), last)
     seen: dict = {}
     for number, raw_line in enumerate(data.splitlines(), start=1):
-        try:
-            obj = json.loads(raw_line.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise DataError(f"not valid JSON: {err}", str(path), number) from None
+        obj = loads_line(raw_line, str(path), number)
         inst = instance_from_dict(obj, str(path), number)
         if inst.id in seen:
             raise DataError(f"duplicate id {inst.id!r} (first on line {seen[inst.id]})", str(path), number, "id")

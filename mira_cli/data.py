@@ -65,7 +65,8 @@ def _progress(total: int, desc: str):
 def cmd_generate(args: argparse.Namespace) -> int:
     from generators.build import layout
     from generators.capacity import capacity_report
-    from generators.release import (public_split_reference, render_release, split_references,
+    from generators.release import (check_out_folder, public_split_reference, render_release,
+                                    split_references,
                                     write_release)
     from generators.seeds import PUBLIC, SeedSet
 
@@ -81,13 +82,21 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return 2
     seed_set = PUBLIC if public else SeedSet.named(args.seed_set)
     out = args.out or DEFAULT_RELEASE
+    if args.out is not None:
+        check_out_folder(args.out, args.overwrite)
     disjoint_from = [] if public else [public_split_reference()] + split_references(args.disjoint_from)
     total = len(layout(args.per_type, families, args.difficulties))
     for line in capacity_report(families, args.per_type, disjoint_from):
         print(f"mira-math generate: {line}", file=sys.stderr)
+    from generators.build import GenerationError
+
     with _progress(total, "generate") as bar:
-        files = render_release(seed_set, args.per_type, families, args.difficulties,
-                               progress=lambda: bar.update(1), disjoint_from=disjoint_from)
+        try:
+            files = render_release(seed_set, args.per_type, families, args.difficulties,
+                                   progress=lambda: bar.update(1), disjoint_from=disjoint_from)
+        except GenerationError as err:   # past a family's capacity: one line, nothing written
+            print(f"mira-math generate: {err}; nothing written", file=sys.stderr)
+            return 1
     write_release(out, files)
     print(f"wrote {total} instances of {len(families)} families to {out} "
           f"(seed set {seed_set.name}" + (f", disjoint from {len(disjoint_from)} split(s))"
@@ -106,6 +115,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for p in args.files:
         if p.is_dir():
             paths += family_files(p)
+            if not (p / RELEASE_INFO).is_file():   # a killed generate, or not a release
+                missing.append(f"{p / RELEASE_INFO}: missing (not a complete release folder)")
+            elif not paths:
+                missing.append(f"{p}: no data/<family>/test.jsonl files")
             if (p / RELEASE_INFO).is_file():  # a release folder: every family it lists
                 missing += [f"{p / data_path(name)}: missing (a family of {p / RELEASE_INFO})"
                             for name in read_release_info(p)["families"]
@@ -282,6 +295,8 @@ def add_commands(sub) -> None:
     g.add_argument("--disjoint-from", nargs="+", type=Path, default=[], metavar="DIR",
                    help="held-out split folders this one must not overlap either (their "
                         "release_info.json is read; the splits are regenerated from seeds)")
+    g.add_argument("--overwrite", action="store_true",
+                   help="replace a non-empty --out folder (stale files included)")
     g.set_defaults(func=cmd_generate)
 
     v = sub.add_parser("validate", help="re-run every validity check on JSONL files or release folders")

@@ -111,7 +111,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     options = {"tensor_parallel_size": args.tensor_parallel_size, "max_model_len": args.max_model_len,
                "concurrency": args.concurrency, "timeout": args.timeout, "max_retries": args.max_retries,
-               "max_tokens_param": args.api_max_tokens_param,
+               "max_tokens_param": args.api_max_tokens_param, "response_format": args.response_format,
                "sampling_params": False if args.no_sampling_params else None}
     options = {k: v for k, v in options.items() if v is not None}
     unknown = unknown_families(args.families or [])
@@ -179,6 +179,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
           f"correct, {result.errors} errors, "
           f"{result.calls.get('solver_requests', result.calls.get('solver_calls', 0))} solver calls, "
           f"{result.wall_s:.2f} s")
+    if result.errors:
+        print(f"mira-math eval: {result.errors} instance(s) ended in an error: rerun with "
+              "--retry-errors", file=sys.stderr)
+        return 3   # mira_cli.main.EXIT_INSTANCE_ERRORS
     return 0
 
 
@@ -195,6 +199,15 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from eval.report import report
+
+    try:
+        import matplotlib  # noqa: F401  (checked before any folder is made)
+    except ImportError:
+        print("mira-math report: needs matplotlib (pip install matplotlib); nothing written", file=sys.stderr)
+        return 2
+    if args.out.exists() and not args.out.is_dir():
+        print(f"mira-math report: --out {args.out}: exists and is not a folder", file=sys.stderr)
+        return 2
 
     written = report(args.run_dirs, args.out)
     print(f"wrote {written[0]} and {len(written) - 1} figures in {args.out}")
@@ -260,11 +273,15 @@ def add_commands(sub) -> None:
     e.add_argument("--concurrency", type=positive_int, metavar="N",
                    help="requests in flight (API backends; default: 16)")
     e.add_argument("--timeout", type=_positive_float, metavar="SECONDS",
-                   help="seconds per API request (default: the backend's)")
+                   help="API: deadline in seconds for each whole request attempt, headers and body (default: the backend's)")
     e.add_argument("--max-retries", type=non_negative_int, metavar="N",
                    help="API retries per request (default: the backend's)")
     e.add_argument("--api-max-tokens-param", choices=["max_completion_tokens", "max_tokens"],
                    help="API: the token-limit parameter (older servers take max_tokens)")
+    e.add_argument("--response-format", choices=["auto", "json_schema", "json_object"],
+                   help="API responder: structured output as json_schema, or json_object with the "
+                        "schema (llama-cpp-python); auto (default off api.openai.com) falls back "
+                        "to json_object when the server rejects json_schema")
     e.add_argument("--no-sampling-params", action="store_true",
                    help="API: send no temperature/top_p (reasoning models reject them)")
     e.add_argument("--tensor-parallel-size", type=positive_int, metavar="N", help="vLLM: GPUs per model")

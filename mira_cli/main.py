@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Optional, Sequence
 
@@ -63,13 +64,38 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Exit codes (README "Reliability"): 0 done, every instance without error; 1 a user-facing
+# error (bad data, a refused run), nothing run; 2 a bad option; 3 the run finished but some
+# instances ended in an error (``--retry-errors`` reruns them); 4 the run was stopped by a
+# fatal backend error (``--resume`` continues it); 130 interrupted (Ctrl-C); 141 closed pipe.
+EXIT_INSTANCE_ERRORS = 3
+EXIT_STOPPED = 4
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))
     except MiraError as err:  # bad data, a refused run, ...: one line, no traceback
+        from eval.runner import RunStopped
+
         print(f"mira-math {args.command}: {err}", file=sys.stderr)
-        return 1
+        return EXIT_STOPPED if isinstance(err, RunStopped) else 1
+    except KeyboardInterrupt:
+        where = getattr(args, "out", None)
+        hint = (f"; finished transcripts are kept in {where}: rerun the same command with --resume"
+                if args.command == "eval" and where is not None else "")
+        print(f"mira-math {args.command}: interrupted{hint}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `mira-math ... | head`: the reader left; say nothing more
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":  # pragma: no cover

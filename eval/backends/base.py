@@ -60,3 +60,9 @@ class AsyncChatBackend(Protocol):
     concurrency: int
 
     async def acomplete(self, request: ChatRequest, params: GenParams) -> Completion: ...
+
+
+class FatalBackendError(Exception):
+    """An error that every further call would repeat (bad credentials, no permission, an
+    unknown model, a server that stays unreachable): the run stops at once, resumable,
+    instead of recording it for every instance."""

@@ -23,11 +23,68 @@ import asyncio
 import concurrent.futures
 import contextvars
 import inspect
+import json
+import logging
 import os
 import time
 from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
+from urllib.parse import urlparse
 
-from eval.backends.base import ChatRequest, Completion, GenParams
+from eval.backends.base import ChatRequest, Completion, FatalBackendError, GenParams
+
+LOG = logging.getLogger("mira_math")
+OFFICIAL_HOST = "api.openai.com"
+MAX_CONNECTION_FAILURES = 5   # consecutive calls that could not connect: the server is down
+RESPONSE_FORMATS = ("auto", "json_schema", "json_object")
+# words in a 5xx body that mean "your request is malformed" (llama.cpp answers an unsupported
+# response_format with HTTP 500): such a reply is not retried
+_MALFORMED_WORDS = (b"response_format", b"json_schema", b"schema", b"invalid", b"unsupported",
+                    b"not supported", b"malformed", b"validation", b"parse")
+
+
+def resolved_base_url(base_url: Optional[str]) -> str:
+    return base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL
+
+
+def is_official(base_url: Optional[str]) -> bool:
+    return urlparse(resolved_base_url(base_url)).hostname == OFFICIAL_HOST
+
+
+def _deadline_transport(httpx: Any, deadline: float, limits: Any) -> Any:
+    """An HTTP transport whose every attempt (headers AND body) must finish within ``deadline``
+    seconds: httpx's own timeout is per read, so a server trickling a byte at a time would hold
+    a request forever. An expired attempt raises ``ReadTimeout`` (the SDK's retryable timeout).
+    A 5xx whose body says the request is malformed gets ``x-should-retry: false``."""
+
+    class DeadlineTransport(httpx.AsyncBaseTransport):
+        def __init__(self) -> None:
+            self.inner = httpx.AsyncHTTPTransport(limits=limits)
+
+        async def handle_async_request(self, request: Any) -> Any:
+            try:
+                return await asyncio.wait_for(self._send(request), deadline)
+            except asyncio.TimeoutError:
+                raise httpx.ReadTimeout(f"no complete reply within {deadline:g} s",
+                                        request=request) from None
+
+        async def _send(self, request: Any) -> Any:
+            response = await self.inner.handle_async_request(request)
+            try:
+                body = await response.aread()
+            finally:
+                await response.aclose()
+            headers = httpx.Headers(response.headers)
+            if response.status_code >= 500 and any(w in body.lower() for w in _MALFORMED_WORDS):
+                headers["x-should-retry"] = "false"
+            headers.pop("content-encoding", None)   # aread() has decoded the body
+            headers["content-length"] = str(len(body))
+            return httpx.Response(response.status_code, headers=headers, content=body,
+                                  extensions=response.extensions)
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    return DeadlineTransport()
 
 JSON_SCHEMA_NAME = "responder_reply"
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -67,6 +124,16 @@ async def _close_at_loop_shutdown(client: Any) -> AsyncIterator[None]:
         await client.close()
 
 
+def _usage_from_json(usage: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+    if usage is None:
+        return None
+    out = {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    details = usage.get("completion_tokens_details")
+    if isinstance(details, dict) and details.get("reasoning_tokens") is not None:
+        out["reasoning_tokens"] = details["reasoning_tokens"]
+    return out
+
+
 def _usage_dict(usage: Any) -> Optional[Dict[str, Any]]:
     if usage is None:
         return None
@@ -96,17 +163,33 @@ class OpenAIBackend:
 
     def __init__(self, model: str, base_url: Optional[str] = None, api_key: Optional[str] = None,
                  concurrency: int = 16, timeout: float = 120.0, max_retries: int = 6,
-                 max_tokens_param: str = "max_completion_tokens", sampling_params: bool = True):
+                 max_tokens_param: Optional[str] = None, sampling_params: bool = True,
+                 response_format: Optional[str] = None,
+                 max_connection_failures: int = MAX_CONNECTION_FAILURES):
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
+        official = is_official(base_url)
+        max_tokens_param = max_tokens_param or ("max_completion_tokens" if official else "max_tokens")
         if max_tokens_param not in ("max_completion_tokens", "max_tokens"):
             raise ValueError("max_tokens_param must be 'max_completion_tokens' or 'max_tokens'")
+        response_format = response_format or ("json_schema" if official else "auto")
+        if response_format not in RESPONSE_FORMATS:
+            raise ValueError(f"response_format must be one of {', '.join(RESPONSE_FORMATS)}")
+        key = api_key or os.environ.get("OPENAI_API_KEY")
+        if official and not key:
+            raise ValueError(f"OPENAI_API_KEY is not set: refusing to call {resolved_base_url(base_url)} "
+                             "without a key (set it, or give a local server as openai:MODEL@URL)")
         self._openai = _import_openai()
         self.model = model
         self.base_url = base_url
-        self._api_key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
+        self._api_key = key or "EMPTY"   # local servers accept any key
+        self.response_format = response_format
+        self._format_now = "json_schema" if response_format == "auto" else response_format
+        self.max_connection_failures = int(max_connection_failures)
+        self._connection_failures = 0
+        self._over_limit = 0
         self.concurrency = int(concurrency)
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
@@ -128,7 +211,17 @@ class OpenAIBackend:
     def _new_client(self) -> Any:
         """A client for the running event loop (the SDK's default HTTP client settings, plus
         the hooks that count attempts and keep the last request id)."""
+        try:   # the SDK's HTTP library (httpx2 in openai 3.x, httpx before)
+            import httpx2 as httpx
+        except ImportError:  # pragma: no cover - older SDK
+            import httpx  # type: ignore[no-redef]
+        from openai._constants import DEFAULT_CONNECTION_LIMITS
+
+        limits = httpx.Limits(max_connections=max(DEFAULT_CONNECTION_LIMITS.max_connections,
+                                                  self.concurrency),
+                              max_keepalive_connections=max(100, self.concurrency))
         http_client = self._openai.DefaultAsyncHttpxClient(
+            transport=_deadline_transport(httpx, self.timeout, limits),
             event_hooks={"request": [_on_request], "response": [_on_response]})
         return self._openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
                                         timeout=self.timeout, max_retries=self.max_retries,
@@ -166,20 +259,64 @@ class OpenAIBackend:
         else:  # an SDK older than the parameter: send it in the body all the same
             kwargs["extra_body"] = {self.max_tokens_param: params.max_tokens}
         if request.json_schema is not None:
-            kwargs["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": JSON_SCHEMA_NAME, "strict": True,
-                                "schema": request.json_schema}}
+            if self._format_now == "json_object":   # llama-cpp-python's server takes this form
+                kwargs["response_format"] = {"type": "json_object", "schema": request.json_schema}
+            else:
+                kwargs["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": JSON_SCHEMA_NAME, "strict": True,
+                                    "schema": request.json_schema}}
         return kwargs
 
+    def _fatal(self, exc: Exception) -> Optional[str]:
+        """Why ``exc`` must stop the run (every further call would fail the same way), or None."""
+        o = self._openai
+        url = resolved_base_url(self.base_url)
+        if isinstance(exc, o.AuthenticationError):
+            return f"the server at {url} refused the API key (HTTP 401): {exc}"
+        if isinstance(exc, o.PermissionDeniedError):
+            return f"no permission for model {self.model!r} at {url} (HTTP 403): {exc}"
+        if isinstance(exc, o.NotFoundError):
+            return f"model {self.model!r} or the endpoint was not found at {url} (HTTP 404): {exc}"
+        if isinstance(exc, o.APIConnectionError) and not isinstance(exc, o.APITimeoutError):
+            self._connection_failures += 1
+            if self._connection_failures >= self.max_connection_failures:
+                return (f"{self._connection_failures} calls in a row could not connect to {url} "
+                        f"(is the server running?): {exc}")
+        return None
+
+    def _schema_rejected(self, exc: Exception, kwargs: Dict[str, Any]) -> bool:
+        """A json_schema request (in auto mode) that the server rejected as malformed."""
+        o = self._openai
+        sent = kwargs.get("response_format") or {}
+        return (sent.get("type") == "json_schema" and self.response_format == "auto"
+                and isinstance(exc, (o.BadRequestError, o.UnprocessableEntityError,
+                                     o.InternalServerError)))
+
     async def _call(self, client: Any, request: ChatRequest, params: GenParams) -> Completion:
-        """One chat completion; never raises (except for cancellation)."""
+        """One chat completion; never raises for a failed item (a fatal error raises
+        :class:`FatalBackendError`). The reply is read as raw JSON (no pydantic objects); the
+        SDK's retries, timeouts and error types are kept."""
         record: Dict[str, Any] = {"attempts": 0, "request_id": None}
         token = _CALL.set(record)
         t0 = time.perf_counter()
         try:
-            response = await client.chat.completions.create(**self._kwargs(request, params))
+            kwargs = self._kwargs(request, params)
+            try:
+                raw = await client.chat.completions.with_raw_response.create(**kwargs)
+            except Exception as exc:
+                if not self._schema_rejected(exc, kwargs):
+                    raise
+                if self._format_now == "json_schema":
+                    LOG.warning("the server rejected response_format json_schema (%s); using "
+                                "json_object with the schema from now on", type(exc).__name__)
+                self._format_now = "json_object"
+                raw = await client.chat.completions.with_raw_response.create(
+                    **self._kwargs(request, params))
         except Exception as exc:
+            fatal = self._fatal(exc)
+            if fatal:
+                raise FatalBackendError(fatal) from None
             meta: Dict[str, Any] = {"model": self.model,
                                     "latency_s": round(time.perf_counter() - t0, 4),
                                     "attempts": record["attempts"]}
@@ -192,25 +329,45 @@ class OpenAIBackend:
             return Completion(error=f"{type(exc).__name__}: {exc}", meta=meta)
         finally:
             _CALL.reset(token)
-        latency = round(time.perf_counter() - t0, 4)
-        meta = {
-            "request_id": getattr(response, "_request_id", None) or record["request_id"],
-            "id": getattr(response, "id", None),
-            "system_fingerprint": getattr(response, "system_fingerprint", None),
-            "model": getattr(response, "model", None),
-            "usage": _usage_dict(getattr(response, "usage", None)),
-            "latency_s": latency,
-            "attempts": record["attempts"],
-        }
-        choices = getattr(response, "choices", None) or []
-        if not choices:
+        self._connection_failures = 0
+        return self._parse(raw.http_response, record, round(time.perf_counter() - t0, 4), params)
+
+    def _parse(self, http: Any, record: Dict[str, Any], latency: float, params: GenParams) -> Completion:
+        body = http.content
+        meta: Dict[str, Any] = {"request_id": http.headers.get("x-request-id") or record["request_id"],
+                                "latency_s": latency, "attempts": record["attempts"],
+                                "status_code": http.status_code}
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError):
+            data = None
+        if not isinstance(data, dict):
+            kind = http.headers.get("content-type", "?")
+            head = body[:80].decode("utf-8", "replace")
+            what = "an HTML page" if head.lstrip().lower().startswith(("<!doctype", "<html")) else "not JSON"
+            return Completion(error=f"NotJSON: HTTP {http.status_code} reply is {what} "
+                                    f"(content-type {kind}): {head!r}", meta=meta)
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
+        meta.update({"id": data.get("id"), "system_fingerprint": data.get("system_fingerprint"),
+                     "model": data.get("model"), "usage": _usage_from_json(usage)})
+        if usage and isinstance(usage.get("completion_tokens"), int) \
+                and usage["completion_tokens"] > params.max_tokens:
+            meta["over_token_limit"] = True
+            self._over_limit += 1
+            if self._over_limit == 1:
+                LOG.warning("the server at %s ignored the token limit: a reply has %d completion "
+                            "tokens for %s=%d (try --api-max-tokens-param)",
+                            resolved_base_url(self.base_url), usage["completion_tokens"],
+                            self.max_tokens_param, params.max_tokens)
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             return Completion(error="EmptyResponse: the reply has no choices", meta=meta)
         choice = choices[0]
-        message = getattr(choice, "message", None)
-        text = getattr(message, "content", None) or ""
-        refusal = getattr(message, "refusal", None) or None
-        return Completion(text=text, finish_reason=getattr(choice, "finish_reason", None),
-                          refusal=refusal, meta=meta)
+        message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+        text = message.get("content") if isinstance(message.get("content"), str) else ""
+        refusal = message.get("refusal") if isinstance(message.get("refusal"), str) else None
+        return Completion(text=text, finish_reason=choice.get("finish_reason"),
+                          refusal=refusal or None, meta=meta)
 
     async def acomplete(self, request: ChatRequest, params: GenParams) -> Completion:
         client, semaphore = await self._loop_client()
@@ -243,11 +400,17 @@ class OpenAIBackend:
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
             return pool.submit(asyncio.run, self._complete_all(requests, params)).result()
 
+    def hash_params(self) -> Dict[str, Any]:
+        """What shapes the replies besides the decoding parameters: part of the config hash."""
+        return {"base_url": resolved_base_url(self.base_url), "max_tokens_param": self.max_tokens_param,
+                "sampling_params": self.sampling_params, "response_format": self.response_format}
+
     def describe(self) -> Dict[str, Any]:
         return {
             "backend": "openai",
             "model": self.model,
-            "base_url": self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL,
+            "base_url": resolved_base_url(self.base_url),
+            "response_format": self.response_format,
             "concurrency": self.concurrency,
             "timeout": self.timeout,
             "max_retries": self.max_retries,

@@ -512,3 +512,178 @@ def test_llm_responder_over_http_with_bad_json_and_a_500_storm(api, tmp_path):
     assert (again.ran, again.errors, again.correct) == (2, 0, 2)
     rows = _by_id(out)
     assert set(rows) == set(kinds) and not any(r["error"] for r in rows.values())
+
+
+# ------------------------------------------------------------------ issue 14/13: fail fast, deadline,
+# odd replies. One scripted server; the request's model name picks the behaviour.
+
+class _AttackState:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.bodies = []
+
+
+class _AttackHandler(JSONHandler):
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        with self.server.state.lock:
+            self.server.state.bodies.append(body)
+        model = body["model"]
+        ok = {"id": "c1", "object": "chat.completion", "created": 1, "model": model,
+              "choices": [{"index": 0, "finish_reason": "stop",
+                           "message": {"role": "assistant", "content": "ANSWER: 0"}}],
+              "usage": {"prompt_tokens": 1, "completion_tokens": 900, "total_tokens": 901}}
+        if model == "unauthorized":
+            return self._send(401, {"error": {"message": "bad key", "type": "invalid_api_key"}})
+        if model == "missing":
+            return self._send(404, {"error": {"message": "model not found"}})
+        if model == "schema500" and body.get("response_format", {}).get("type") == "json_schema":
+            return self._send(500, {"error": {"message": "unsupported response_format json_schema"}})
+        if model == "html":
+            page = b"<!DOCTYPE html><html><body>login</body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+            return None
+        if model == "trickle":   # headers at once, then a byte every 0.2 s, for ever (until closed)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            try:
+                for _ in range(200):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    time.sleep(0.2)
+            except OSError:
+                pass
+            return None
+        return self._send(200, ok)
+
+
+@pytest.fixture(scope="module")
+def attack_server():
+    pytest.importorskip("openai")
+    with serve(_AttackHandler, _AttackState()) as httpd:
+        yield httpd
+
+
+def _attack_backend(server, model, **kw):
+    from eval.backends.openai_backend import OpenAIBackend
+
+    return OpenAIBackend(model, base_url=_url(server), max_retries=kw.pop("max_retries", 2), **kw)
+
+
+def _one(backend, schema=None, max_tokens=64):
+    from eval.backends.base import ChatRequest, GenParams
+
+    req = ChatRequest([{"role": "user", "content": "hi"}], seed=1, json_schema=schema)
+    return backend.complete([req], GenParams(max_tokens=max_tokens))[0]
+
+
+@pytest.mark.parametrize("model", ["unauthorized", "missing"])
+def test_auth_and_missing_model_stop_the_run_at_once(attack_server, model):
+    from eval.backends.base import FatalBackendError
+
+    with pytest.raises(FatalBackendError, match="HTTP 40"):
+        _one(_attack_backend(attack_server, model))
+
+
+def test_a_down_server_stops_after_consecutive_connection_failures():
+    import socket
+    from eval.backends.base import FatalBackendError
+    from eval.backends.openai_backend import OpenAIBackend
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()   # nothing listens there
+    backend = OpenAIBackend("m", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0,
+                            max_connection_failures=3)
+    assert _one(backend).error.startswith("APIConnectionError")
+    assert _one(backend).error.startswith("APIConnectionError")
+    with pytest.raises(FatalBackendError, match="3 calls in a row could not connect"):
+        _one(backend)
+
+
+def test_timeout_is_a_deadline_for_the_whole_request_against_a_trickling_server(attack_server):
+    c = _one(_attack_backend(attack_server, "trickle", timeout=0.5, max_retries=0))
+    # today the per-read timeout never fires (a byte every 0.2 s) and the call ends 40 s later
+    # with a protocol error when the server gives up
+    assert c.error is not None and c.error.startswith("APITimeoutError"), c.error
+
+
+def test_an_html_200_page_is_reported_as_such(attack_server):
+    c = _one(_attack_backend(attack_server, "html"))
+    assert c.error.startswith("NotJSON: HTTP 200 reply is an HTML page")
+
+
+def test_a_rejected_json_schema_falls_back_to_json_object_without_six_retries(attack_server):
+    state = attack_server.state
+    with state.lock:
+        state.bodies.clear()
+    backend = _attack_backend(attack_server, "schema500", max_retries=6)
+    c = _one(backend, schema={"type": "object"})
+    assert c.error is None
+    formats = [b["response_format"]["type"] for b in state.bodies]
+    assert formats == ["json_schema", "json_object"]   # the 500 was not retried
+    assert state.bodies[1]["response_format"]["schema"] == {"type": "object"}
+
+
+def test_token_limit_parameter_per_endpoint_and_the_over_limit_warning(attack_server, monkeypatch, caplog):
+    from eval.backends.openai_backend import OpenAIBackend
+
+    state = attack_server.state
+    with state.lock:
+        state.bodies.clear()
+    c = _one(_attack_backend(attack_server, "ok"), max_tokens=20)
+    assert state.bodies[0]["max_tokens"] == 20 and "max_completion_tokens" not in state.bodies[0]
+    assert c.meta["over_token_limit"] is True
+    assert "ignored the token limit" in caplog.text
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    official = OpenAIBackend("gpt-x")
+    assert official.max_tokens_param == "max_completion_tokens"
+    assert official.hash_params() != _attack_backend(attack_server, "gpt-x").hash_params()
+
+
+def test_a_missing_key_for_the_official_endpoint_is_refused_before_any_call(monkeypatch, capsys):
+    from mira_cli.main import main
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    code = main(["eval", "--solver", "openai:gpt-4o-mini", "--limit", "1", "--out", "/nonexistent/x"])
+    assert code == 2 and "OPENAI_API_KEY is not set" in capsys.readouterr().err
+
+
+def test_eval_stops_on_401_with_exit_4_and_a_resumable_run_dir(attack_server, tmp_path, capsys):
+    from mira_cli.main import main
+
+    out = tmp_path / "run"
+    code = main(["eval", "--solver", f"openai:unauthorized@{_url(attack_server)}", "--limit", "5",
+                 "--max-retries", "0", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 4 and "refused the API key" in err and "--resume" in err
+    assert err.count("\n") == 1 and (out / "manifest.json").is_file()
+
+
+def test_no_sampling_params_and_openai_base_url_change_the_config_hash(monkeypatch):
+    from eval.backends.openai_backend import OpenAIBackend
+    from eval.runner import RunConfig, _backend_params
+
+    class Solver:
+        def __init__(self, backend):
+            self.backend = backend
+
+    def config_hash(**kw):
+        backend = OpenAIBackend("m", **kw)
+        return RunConfig(solver="openai:m", responder="rules",
+                         backend=_backend_params(Solver(backend), object())).hash()
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+    local = config_hash()
+    assert config_hash(sampling_params=False) != local
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:2/v1")
+    assert config_hash() != local

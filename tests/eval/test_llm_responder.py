@@ -293,7 +293,7 @@ def test_end_to_end_through_openai_backend(monkeypatch):
         thread.join(timeout=5)
     assert len(httpd.bodies) == 4
     for body in httpd.bodies:
-        assert body["seed"] == 1234 and body["temperature"] == 0 and body["max_completion_tokens"] == 256
+        assert body["seed"] == 1234 and body["temperature"] == 0 and body["max_tokens"] == 256  # a local URL
         assert body["response_format"]["json_schema"] == {"name": "responder_reply", "strict": True,
                                                           "schema": REPLY_SCHEMA}
         text = json.dumps(body["messages"], ensure_ascii=False)

@@ -12,6 +12,7 @@ from eval.episode import Episode
 from eval.responders.base import ResponderResult, decline
 from eval.runner import RunConfig, RunError, TRANSCRIPTS, data_files, load_data, run
 from eval.solvers import NoAskSolver, ReferenceSolver
+from generators.errors import MiraError
 
 RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
 
@@ -227,3 +228,198 @@ def test_episode_ids_and_seeds_are_stable():
     a = Episode(inst, solver="x", responder="y", regime="zs").solver_call().seed
     b = Episode(inst, solver="x", responder="y", regime="zs").solver_call().seed
     assert a == b and 0 <= a < 2 ** 31
+
+
+# ------------------------------------------------------------------ issue 14: runs that cannot lie
+
+def test_transcripts_without_a_manifest_are_not_adopted(tmp_path):
+    out = tmp_path / "r"
+    run(out, _selection(6), RunConfig(solver="noask", responder="slot"), NoAskSolver(),
+        SlotResponder(), progress=False)
+    (out / "manifest.json").unlink()
+    with pytest.raises(RunError, match="no manifest.json"):
+        run(out, _selection(6), _config(), CountingSolver(), SlotResponder(), progress=False)
+
+
+def test_the_run_directory_is_locked_for_the_runs_lifetime(tmp_path):
+    from eval.runner import RunLock
+
+    out = tmp_path / "r"
+    out.mkdir()
+    held = RunLock(out)
+    try:
+        with pytest.raises(RunError, match="in use by another"):
+            run(out, _selection(4), _config(), CountingSolver(), SlotResponder(), progress=False)
+        assert not (out / TRANSCRIPTS).exists()
+    finally:
+        held.release()
+    assert run(out, _selection(4), _config(), CountingSolver(), SlotResponder(), progress=False).ran == 4
+
+
+def test_resume_refuses_transcript_ids_not_in_the_dataset(tmp_path):
+    out = tmp_path / "r"
+    run(out, _selection(4), _config(), CountingSolver(), SlotResponder(), progress=False)
+    rows = _rows(out)
+    rows[0]["id"] = "not-an-instance"
+    (out / TRANSCRIPTS).write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with pytest.raises(RunError, match="not in this selection"):
+        run(out, _selection(4), _config(), CountingSolver(), SlotResponder(), resume=True, progress=False)
+
+
+def test_an_unreadable_manifest_is_one_clear_error(tmp_path):
+    out = tmp_path / "r"
+    run(out, _selection(2), _config(), CountingSolver(), SlotResponder(), progress=False)
+    (out / "manifest.json").write_text("", encoding="utf-8")   # what a full disk left
+    with pytest.raises(RunError, match="manifest.json: not a readable run manifest"):
+        run(out, _selection(2), _config(), CountingSolver(), SlotResponder(), resume=True, progress=False)
+
+
+class _ScriptedText(ReferenceSolver):
+    def __init__(self, completion):
+        self.completion = completion
+
+    def generate(self, calls):
+        return [self.completion for _ in calls]
+
+
+def test_a_turn_cut_off_by_the_token_limit_is_never_sent_as_a_request(tmp_path):
+    responder = SlotResponder()
+    solver = _ScriptedText(Completion(text="REQUEST: What is the value of", finish_reason="length"))
+    run(tmp_path / "r", _selection(2), _config(), solver, responder, progress=False)
+    turns = _rows(tmp_path / "r")[0]["turns"]
+    assert responder.calls == 0
+    assert all(t["action"] == "format_error" and t["format_error"] == "truncated" for t in turns)
+
+
+def test_a_refusal_is_recorded_as_a_refusal(tmp_path):
+    solver = _ScriptedText(Completion(text="", refusal="I can't help with that", finish_reason="stop"))
+    run(tmp_path / "r", _selection(1), _config(), solver, SlotResponder(), progress=False)
+    turn = _rows(tmp_path / "r")[0]["turns"][0]
+    assert turn["format_error"] == "refusal" and turn["refusal"] == "I can't help with that"
+
+
+def test_an_unknown_family_in_data_fails_before_any_call(tmp_path):
+    src = RELEASE / "data" / "bayes_missing_prior" / "test.jsonl"
+    row = json.loads(src.read_text(encoding="utf-8").splitlines()[0])
+    row["family"] = "no_such_family"
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    with pytest.raises(MiraError, match=r"bad.jsonl:1: field 'family'"):
+        load_data([bad])
+
+
+@pytest.mark.parametrize("payload", ["[" * 200_000, '{"id": ' + "7" * 5000 + "}"],
+                         ids=["deep_nesting", "huge_int"])
+def test_hostile_json_lines_are_one_line_errors(tmp_path, payload):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(payload + "\n", encoding="utf-8")
+    with pytest.raises(MiraError, match=r"bad.jsonl:1: not valid JSON"):
+        load_data([bad])
+
+
+def test_eval_exits_non_zero_when_an_instance_errored(tmp_path, monkeypatch, capsys):
+    from mira_cli.main import main
+    import eval.solvers as solvers
+
+    monkeypatch.setattr(solvers, "NoAskSolver", lambda: _ScriptedText(Completion(error="Boom: x")))
+    code = main(["eval", "--solver", "noask", "--limit", "2", "--out", str(tmp_path / "r")])
+    assert code == 3 and "--retry-errors" in capsys.readouterr().err
+
+
+def test_ctrl_c_says_how_to_resume(tmp_path, monkeypatch, capsys):
+    from mira_cli.main import main
+    import eval.runner as runner
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "run", interrupted)
+    code = main(["eval", "--solver", "noask", "--limit", "2", "--out", str(tmp_path / "r")])
+    assert code == 130 and "--resume" in capsys.readouterr().err
+
+
+def test_out_naming_a_file_is_refused(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("x")
+    with pytest.raises(RunError, match="not a folder"):
+        run(f, _selection(1), _config(), CountingSolver(), SlotResponder(), progress=False)
+
+
+class _SlowAPIBackend:
+    """An API responder backend: the first call waits until the other episodes are on disk."""
+
+    model, concurrency = "slow-api", 8
+
+    def __init__(self, out, others):
+        self.out, self.others, self.first, self.seen_on_disk = out, others, True, None
+
+    async def acomplete(self, request, params):
+        import asyncio
+
+        if self.first:
+            self.first = False
+            for _ in range(300):   # bounded: 3 s at most
+                path = self.out / TRANSCRIPTS
+                lines = path.read_text().count("\n") if path.exists() else 0
+                if lines >= self.others:
+                    break
+                await asyncio.sleep(0.01)
+            self.seen_on_disk = lines
+        return Completion(text=json.dumps({"type": "decline", "has_exact_match": False,
+                                           "quoted_constraint": None, "hint": None}),
+                          finish_reason="stop")
+
+    def complete(self, requests, params):
+        import asyncio
+
+        return [asyncio.run(self.acomplete(r, params)) for r in requests]
+
+    def describe(self):
+        return {"backend": "slow-api"}
+
+
+def test_offline_solver_with_an_api_responder_writes_episodes_as_they_finish(tmp_path):
+    from eval.backends.base import GenParams
+    from eval.responders.llm import LLMResponder
+
+    out, n = tmp_path / "r", 5
+    backend = _SlowAPIBackend(out, n - 1)
+    responder = LLMResponder(backend, GenParams(max_tokens=64))
+    run(out, _selection(n), RunConfig(solver="reference", responder="llm:slow"), ReferenceSolver(),
+        responder, progress=False, concurrency=8)
+    # while the first responder call was in flight, the other episodes were already written
+    assert backend.seen_on_disk == n - 1 and len(_rows(out)) == n
+
+
+def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path, monkeypatch, capsys):
+    import eval.runner as runner
+
+    monkeypatch.setattr(runner, "PROGRESS_EVERY_S", 0.01)
+
+    class Slow(ReferenceSolver):
+        def generate(self, calls):
+            import time as _t
+
+            _t.sleep(0.05)
+            return super().generate(calls)
+
+    run(tmp_path / "r", _selection(3), _config(), Slow(), SlotResponder(), progress=True)
+    err = capsys.readouterr().err
+    assert "eval: " in err and "/3 done," in err
+
+
+def test_report_without_matplotlib_is_one_line_and_makes_no_folder(tmp_path, monkeypatch, capsys):
+    import builtins
+    from mira_cli.main import main
+
+    real_import = builtins.__import__
+
+    def no_mpl(name, *a, **k):
+        if name.startswith("matplotlib"):
+            raise ImportError("No module named 'matplotlib'")
+        return real_import(name, *a, **k)
+
+    monkeypatch.setattr(builtins, "__import__", no_mpl)
+    code = main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "rep")])
+    assert code == 2 and "needs matplotlib" in capsys.readouterr().err
+    assert not (tmp_path / "rep").exists()

@@ -75,3 +75,57 @@ def test_validate_reports_bad_lines_with_file_and_line(tmp_path, capsys):
     path.write_text('{"id": "x"}\n', encoding="utf-8")
     assert main(["validate", str(path)]) == 1
     assert f"{path}:1" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ issue 14: outputs that cannot lie
+
+def _gen(out, *extra):
+    return main(["generate", "--families", "crt_reconstruction", "--difficulties", "1",
+                 "--per-type", "2/2", "--out", str(out), *extra])
+
+
+def test_generate_refuses_a_non_empty_folder_unless_overwrite(tmp_path, capsys):
+    out = tmp_path / "split"
+    assert _gen(out) == 0
+    (out / "stale.txt").write_text("old build")
+    assert _gen(out) == 1 and "--overwrite" in capsys.readouterr().err
+    assert _gen(out, "--overwrite") == 0
+    assert not (out / "stale.txt").exists()              # the folder was replaced as a whole
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]   # no temp folders left
+
+
+def test_generate_out_naming_a_file_is_one_line(tmp_path, capsys):
+    f = tmp_path / "file"
+    f.write_text("x")
+    assert _gen(f) == 1 and "not a folder" in capsys.readouterr().err
+
+
+def test_generate_past_capacity_is_one_line_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    import generators.release as release
+    from generators.build import GenerationError
+
+    def full(*a, **k):
+        raise GenerationError("crt_reconstruction d=1: capacity exhausted")
+
+    monkeypatch.setattr(release, "render_release", full)
+    code = _gen(tmp_path / "split")
+    assert code == 1 and "capacity exhausted; nothing written" in capsys.readouterr().err
+    assert not (tmp_path / "split").exists()
+
+
+def test_validate_reports_a_folder_without_release_info(tmp_path, capsys):
+    out = tmp_path / "split"
+    assert _gen(out) == 0
+    (out / "release_info.json").unlink()   # what a killed generate used to leave
+    assert main(["validate", str(out)]) == 1
+    assert "release_info.json: missing" in capsys.readouterr().err
+
+
+def test_a_closed_pipe_is_quiet(monkeypatch, capsys):
+    import mira_cli.data as data
+
+    def pipe(args):
+        raise BrokenPipeError
+
+    monkeypatch.setattr(data, "cmd_validate", pipe)
+    assert main(["validate", "x"]) == 141

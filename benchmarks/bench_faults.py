@@ -1,0 +1,204 @@
+"""Fault injection: replay the attacks of the reliability review against a scripted
+OpenAI-compatible server on 127.0.0.1 (and against run directories and data files), through
+``mira-math``'s own entry point, and print a table ``attack -> exit code, outcome``.
+
+Usage: python benchmarks/bench_faults.py [--limit N]
+Nothing leaves the machine: the server binds 127.0.0.1 on an ephemeral port.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import socket
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Callable, List, Tuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from eval.runner import RunLock  # noqa: E402
+from mira_cli.main import main  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+RELEASE = ROOT / "mira-math"
+
+
+class Handler(BaseHTTPRequestHandler):
+    """The request's model name picks the attack."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def _send(self, status: int, payload: bytes, kind: str = "application/json") -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+        except OSError:
+            pass
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        model = body["model"]
+        if model == "unauthorized":
+            return self._send(401, b'{"error": {"message": "invalid api key"}}')
+        if model == "missing":
+            return self._send(404, b'{"error": {"message": "model not found"}}')
+        if model == "html":
+            return self._send(200, b"<!DOCTYPE html><html>captive portal</html>", "text/html")
+        if model == "trickle":
+            try:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", "100000")
+                self.end_headers()
+                for _ in range(100):
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                    time.sleep(0.5)
+            except OSError:
+                pass
+            return None
+        if model == "schema500" and body.get("response_format", {}).get("type") == "json_schema":
+            return self._send(500, b'{"error": {"message": "unsupported response_format"}}')
+        finish = "length" if model == "truncating" else "stop"
+        text = "REQUEST: What is the value of" if model == "truncating" else "ANSWER: 0"
+        if "response_format" in body:
+            text = json.dumps({"decision": "decline", "line": None})
+        reply = {"id": "c", "object": "chat.completion", "created": 1, "model": model,
+                 "choices": [{"index": 0, "finish_reason": finish,
+                              "message": {"role": "assistant", "content": text}}],
+                 "usage": {"prompt_tokens": 1, "completion_tokens": 5, "total_tokens": 6}}
+        return self._send(200, json.dumps(reply).encode())
+
+
+def cli(*args: str) -> Tuple[int, str]:
+    err, out = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        code = main([str(a) for a in args])
+    lines = [line for line in (err.getvalue() or out.getvalue()).splitlines() if line.strip()]
+    if "--out" in args:   # the first recorded error or format-error reason, if any
+        transcripts = Path(args[list(args).index("--out") + 1]) / "transcripts.jsonl"
+        rows = [json.loads(x) for x in transcripts.read_text().splitlines()] if transcripts.exists() else []
+        why = [r["error"]["message"] for r in rows if r.get("error")] or \
+              [t["format_error"] for r in rows for t in r["turns"] if t.get("format_error")]
+        if why:
+            lines.append(f"[{why[0]}]")
+    return code, " ".join(lines[-2:])[:160] if lines else ""
+
+
+def free_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def attacks(url: str, tmp: Path, limit: str) -> List[Tuple[str, Callable[[], Tuple[int, str]]]]:
+    def ev(model: str, out: str, *extra: str) -> Tuple[int, str]:
+        return cli("eval", "--solver", f"openai:{model}@{url}", "--limit", limit, "--max-retries", "1",
+                   "--out", tmp / out, *extra)
+
+    def orphan() -> Tuple[int, str]:
+        cli("eval", "--solver", "noask", "--limit", limit, "--out", tmp / "orphan")
+        (tmp / "orphan" / "manifest.json").unlink()
+        return cli("eval", "--solver", "reference", "--limit", limit, "--out", tmp / "orphan")
+
+    def locked() -> Tuple[int, str]:
+        (tmp / "locked").mkdir()
+        held = RunLock(tmp / "locked")
+        try:
+            return cli("eval", "--solver", "noask", "--limit", limit, "--out", tmp / "locked")
+        finally:
+            held.release()
+
+    def no_key() -> Tuple[int, str]:
+        saved = {k: os.environ.pop(k, None) for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL")}
+        try:
+            return cli("eval", "--solver", "openai:gpt-4o-mini", "--limit", limit, "--out", tmp / "nokey")
+        finally:
+            os.environ.update({k: v for k, v in saved.items() if v is not None})
+
+    def deep_json() -> Tuple[int, str]:
+        bad = tmp / "deep.jsonl"
+        bad.write_text("[" * 200_000 + "\n")
+        return cli("eval", "--solver", "noask", "--data", bad, "--out", tmp / "deep")
+
+    def huge_int() -> Tuple[int, str]:
+        bad = tmp / "int.jsonl"
+        bad.write_text('{"id": ' + "9" * 5000 + "}\n")
+        return cli("validate", bad)
+
+    def unknown_family() -> Tuple[int, str]:
+        row = json.loads((RELEASE / "data/crt_reconstruction/test.jsonl").read_text().splitlines()[0])
+        row["family"] = "nope"
+        bad = tmp / "fam.jsonl"
+        bad.write_text(json.dumps(row) + "\n")
+        return cli("eval", "--solver", f"openai:ok@{url}", "--data", bad, "--out", tmp / "fam")
+
+    def regenerate() -> Tuple[int, str]:
+        args = ("generate", "--families", "crt_reconstruction", "--per-type", "2/2", "--out", tmp / "gen")
+        cli(*args)
+        return cli(*args)
+
+    down = f"http://127.0.0.1:{free_port()}/v1"
+    return [
+        ("401 unauthorized", lambda: ev("unauthorized", "a401")),
+        ("404 model not found", lambda: ev("missing", "a404")),
+        ("server down", lambda: cli("eval", "--solver", f"openai:m@{down}", "--limit", limit,
+                                    "--max-retries", "1", "--out", tmp / "down")),
+        ("missing OPENAI_API_KEY (official)", no_key),
+        ("trickling server, --timeout 2", lambda: ev("trickle", "trickle", "--timeout", "2",
+                                                      "--max-retries", "0")),
+        ("HTML 200 page", lambda: ev("html", "html")),
+        ("json_schema rejected with 500", lambda: cli(
+            "eval", "--solver", "reference", "--responder", f"llm:openai:schema500@{url}",
+            "--limit", limit, "--out", tmp / "schema")),
+        ("turn cut off by max_tokens", lambda: ev("truncating", "trunc")),
+        ("transcripts without manifest", orphan),
+        ("second eval on a locked run dir", locked),
+        ("JSON nested 200,000 deep", deep_json),
+        ("5,000-digit integer", huge_int),
+        ("unknown family in --data", unknown_family),
+        ("generate over a non-empty --out", regenerate),
+    ]
+
+
+def main_bench() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--limit", default="8")
+    args = parser.parse_args()
+    for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"):
+        os.environ.pop(var, None)
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    print(f"{'attack':36} {'exit':>4} {'s':>6}  outcome")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, attack in attacks(url, Path(tmp), args.limit):
+            t0 = time.perf_counter()
+            try:
+                code, line = attack()
+            except BaseException as exc:  # a traceback is a finding: report it
+                code, line = -1, f"TRACEBACK {type(exc).__name__}: {exc}"[:110]
+            print(f"{name:36} {code:>4} {time.perf_counter() - t0:6.1f}  {line}")
+    httpd.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main_bench())
