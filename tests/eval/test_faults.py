@@ -31,8 +31,8 @@ from eval.runner import RunConfig, Selection, TRANSCRIPTS, data_files, load_data
 from eval.solvers import RUN_SEED, ReferenceSolver, SolverCall, make_solver, request_seed
 
 RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
-HANG_MAX_S = 4.0          # a hanging handler is released after this at the latest
-TIMEOUT_S = 1.0           # the client timeout of the hang test: well above a healthy reply
+HANG_MAX_S = 12.0         # a hanging handler is released after this at the latest
+TIMEOUT_S = 4.0           # the client timeout of the hang test: well above a healthy reply
 
 
 @functools.lru_cache(maxsize=1)
