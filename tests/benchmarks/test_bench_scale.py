@@ -1,0 +1,28 @@
+"""The scale benchmark's pure helpers: parsing the wrapper's line and the eval memory ratio."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from bench_scale import memory_ratio, parse_bench_line  # noqa: E402
+
+
+def test_parse_bench_line_converts_kib_to_mib():
+    assert parse_bench_line("noise\nBENCH 0 1.250 51200\n") == (0, 1.25, 50.0)
+
+
+def test_parse_bench_line_keeps_failing_status():
+    assert parse_bench_line("BENCH 2 0.100 1024")[0] == 2
+
+
+def test_parse_bench_line_without_line_raises():
+    with pytest.raises(ValueError):
+        parse_bench_line("Traceback ...")
+
+
+def test_memory_ratio_needs_both_sizes():
+    assert memory_ratio({2000: 40.0, 100000: 60.0}) == 1.5
+    assert memory_ratio({2000: 40.0}) is None
+    assert memory_ratio({100000: 60.0}) is None
