@@ -26,3 +26,13 @@ def test_memory_ratio_needs_both_sizes():
     assert memory_ratio({2000: 40.0, 100000: 60.0}) == 1.5
     assert memory_ratio({2000: 40.0}) is None
     assert memory_ratio({100000: 60.0}) is None
+
+
+def test_families_with_capacity_keeps_unlimited_and_large_enough():
+    from bench_scale import families_with_capacity
+
+    capacity = {"families": [{"family": "a", "splits": 10, "limited": False},
+                             {"family": "b", "splits": 4, "limited": True},
+                             {"family": "c", "splits": 2, "limited": True}]}
+    assert families_with_capacity(capacity, 4) == ["a", "b"]
+    assert families_with_capacity(capacity, 16) == ["a"]
