@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -50,6 +51,7 @@ class Result:
     seconds: float
     mib: float
     note: str = ""
+    stderr: str = ""
 
 
 def cli() -> str:
@@ -75,7 +77,7 @@ def measure(args: list) -> Result:
     note = ""
     if rc != 0 or "warn" in proc.stderr.lower() or "capacity" in proc.stderr.lower():
         note = " | ".join(l.strip() for l in proc.stderr.strip().splitlines()[-2:])[:160]
-    return Result(rc, wall, mib, note)
+    return Result(rc, wall, mib, note, proc.stderr)
 
 
 def memory_ratio(peaks: dict, big: int = 100000, small: int = 2000):
@@ -88,6 +90,12 @@ def memory_ratio(peaks: dict, big: int = 100000, small: int = 2000):
 def families_with_capacity(capacity: dict, scale: int) -> list:
     """Families whose held-out capacity (generators/capacity.json) allows a split of ``scale`` x the release."""
     return [f["family"] for f in capacity["families"] if not f["limited"] or f["splits"] >= scale]
+
+
+def refused_family(stderr: str):
+    """The family named by generate's GenerationError (``FAMILY d=N index I: ...``), if any."""
+    m = re.search(r"GenerationError: ([a-z_]+) d=\d", stderr)
+    return m.group(1) if m else None
 
 
 def cell(r: Result) -> str:
@@ -145,10 +153,15 @@ def bench_data(tmp: Path, scales: list) -> None:
         if g.rc != 0:
             notes.append(f"generate {k}x, all families: refused: {g.note.split(' | ')[-1]}")
             fams = families_with_capacity(capacity, k)
-            label = f"{len(fams)} fam"
             g = measure(base_args + ["--families", *fams])
+            while g.rc != 0 and refused_family(g.stderr) in fams:
+                notes.append(f"generate {k}x: {refused_family(g.stderr)} refused too; dropped")
+                fams.remove(refused_family(g.stderr))
+                subprocess.run(["rm", "-rf", str(out)], check=True)
+                g = measure(base_args + ["--families", *fams])
+            label = f"{len(fams)} fam"
         row = [g]
-        if g.note:
+        if g.note and g.rc == 0:
             notes.append(f"generate {k}x ({label}): {g.note}")
         if g.rc == 0:
             row += [measure(["validate", str(out)]), measure(["verify", str(out)])]

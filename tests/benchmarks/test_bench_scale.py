@@ -36,3 +36,11 @@ def test_families_with_capacity_keeps_unlimited_and_large_enough():
                              {"family": "c", "splits": 2, "limited": True}]}
     assert families_with_capacity(capacity, 4) == ["a", "b"]
     assert families_with_capacity(capacity, 16) == ["a"]
+
+
+def test_refused_family_reads_generation_error():
+    from bench_scale import refused_family
+
+    line = "generators.build.GenerationError: phase_retrieval d=1 index 294: 200 reseeds"
+    assert refused_family("Traceback\n" + line) == "phase_retrieval"
+    assert refused_family("some other failure") is None
