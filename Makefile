@@ -44,6 +44,8 @@ bench: venv
 	$(BIN)/python benchmarks/bench_memory.py
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_slots.py
+	$(BIN)/python benchmarks/bench_score.py
+	$(BIN)/python benchmarks/bench_scale.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
