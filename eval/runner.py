@@ -10,6 +10,7 @@ resume), and the two schedulers that drive :class:`eval.episode.Episode`:
 from __future__ import annotations
 
 import asyncio
+import bisect
 import fcntl
 import hashlib
 import json
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set
@@ -29,7 +31,7 @@ from eval.prompts import check_fewshot_disjoint, prompt_hash
 from eval.protocol import PROTOCOL_VERSION
 from eval.solvers import RUN_SEED
 from generators.errors import MiraError
-from generators.schema import DataError, Instance, read_jsonl
+from generators.schema import DataError, Instance, instance_from_dict, loads_line
 
 MANIFEST = "manifest.json"
 TRANSCRIPTS = "transcripts.jsonl"
@@ -63,61 +65,166 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 # ------------------------------------------------------------------ data selection
 
+class InstanceStream(Sequence[Instance]):
+    """The selected instances, read lazily from the data files: only each one's file and byte
+    offset is held (a few bytes per instance), so a run's memory does not grow with the dataset.
+    Iterating parses the lines again (they were validated by :func:`load_data`)."""
+
+    def __init__(self, paths: Sequence[Path], where: "array[int]", offsets: "array[int]",
+                 keys: Optional["array[int]"] = None):
+        self.paths = [Path(p) for p in paths]
+        self.where, self.offsets = where, offsets
+        self._keys = keys
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return InstanceStream(self.paths, self.where[index], self.offsets[index])
+        n = range(len(self))[index]
+        with self.paths[self.where[n]].open("rb") as fh:
+            return self._read(fh, n)
+
+    def __iter__(self) -> Iterator[Instance]:
+        handles: Dict[int, Any] = {}
+        try:
+            for n in range(len(self)):
+                w = self.where[n]
+                if w not in handles:
+                    handles[w] = self.paths[w].open("rb")
+                yield self._read(handles[w], n)
+        finally:
+            for fh in handles.values():
+                fh.close()
+
+    def _read(self, fh: Any, n: int) -> Instance:
+        fh.seek(self.offsets[n])
+        path = str(self.paths[self.where[n]])
+        return instance_from_dict(loads_line(fh.readline().rstrip(b"\r\n"), path, 0), path, 0)
+
+    def has_id(self, tid: str) -> bool:
+        """Whether ``tid`` is selected, from sorted 8-byte id digests (built on first use)."""
+        if self._keys is None:
+            self._keys = array("Q", sorted(_id_key(inst.id) for inst in self))
+        key = _id_key(tid)
+        at = bisect.bisect_left(self._keys, key)
+        return at < len(self._keys) and self._keys[at] == key
+
+
+def _id_key(tid: str) -> int:
+    return int.from_bytes(hashlib.blake2b(tid.encode("utf-8"), digest_size=8).digest(), "big")
+
+
 @dataclass
 class Selection:
-    instances: List[Instance]
+    instances: Sequence[Instance]   # an InstanceStream from load_data; a list also works
     files: List[str]
     checksum: str          # sha256 over the data files' bytes, in order
+
+    def has_id(self, tid: str) -> bool:
+        if isinstance(self.instances, InstanceStream):
+            return self.instances.has_id(tid)
+        return any(inst.id == tid for inst in self.instances)
+
+
+def _scan_file(files: Sequence[Path], index: int, seen: Dict[str, int],
+               sink: Callable[[Instance, int], None], file_digests: List[bytes]) -> None:
+    """Check one data file line by line (as ``read_jsonl`` does, without holding it): its
+    bytes' sha256, a torn last line, JSON, schema, duplicate ids, the validator's checks."""
+    path = files[index]
+    with path.open("rb") as fh:
+        fh.seek(0, os.SEEK_END)
+        if fh.tell():
+            fh.seek(-1, os.SEEK_END)
+            if fh.read(1) != b"\n":
+                fh.seek(0)
+                last = sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 20), b"")) + 1
+                raise DataError("last line is not newline-terminated (truncated file?)", str(path), last)
+        fh.seek(0)
+        digest = hashlib.sha256()
+        offset = 0
+        for number, raw in enumerate(fh, start=1):
+            digest.update(raw)
+            inst = instance_from_dict(loads_line(raw.rstrip(b"\r\n"), str(path), number), str(path), number)
+            first = seen.get(inst.id)
+            if first is not None:
+                where, line = divmod(first, 1 << 32)
+                if where == index:
+                    raise DataError(f"duplicate id {inst.id!r} (first on line {line})", str(path), number, "id")
+                raise DataError(f"duplicate id {inst.id!r} (first in {files[where]}:{line})", str(path),
+                                number, "id")
+            seen[inst.id] = (index << 32) | number
+            _check_record(inst, path, number)
+            sink(inst, offset)
+            offset += len(raw)
+        file_digests.append(digest.digest())
 
 
 def load_data(files: Sequence[Path], families: Optional[Sequence[str]] = None,
               ids: Optional[Sequence[str]] = None, limit: Optional[int] = None,
               shard: Optional[tuple] = None, sample: Optional[tuple] = None) -> Selection:
     """Read and check every line before any model call; then filter, sample, shard and limit.
-    ``sample`` = (N, seed): N instances drawn without replacement, kept in dataset order."""
+    ``sample`` = (N, seed): N instances drawn without replacement, kept in dataset order.
+
+    One streaming pass: what is kept per instance is its file and byte offset (the instances
+    themselves are read again, lazily, by the run: :class:`InstanceStream`)."""
     from generators.release import CHECKSUMS, check_manifest
 
-    digest = hashlib.sha256()
-    instances: List[Instance] = []
+    files = [Path(p) for p in files]
     folders = sorted({p.parent.parent.parent for p in files if p.parent.parent.name == "data"})
     for folder in folders:    # checksums first where present: an edited byte is named as such
         if (folder / CHECKSUMS).is_file():
             problems = check_manifest(folder)
             if problems:
                 raise RunError("the release fails its checksums: " + "; ".join(problems[:3]))
-    seen: Dict[str, str] = {}
-    for path in files:
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-        for number, inst in enumerate(read_jsonl(path), start=1):   # one instance per line
-            if inst.id in seen:
-                raise DataError(f"duplicate id {inst.id!r} (first in {seen[inst.id]})", str(path),
-                                number, "id")
-            seen[inst.id] = f"{path}:{number}"
-            _check_record(inst, path, number)
-            instances.append(inst)
+    wanted_families = set(families) if families else None
+    wanted = set(ids) if ids else None
+    found: Set[str] = set()
+    where, offsets, keys = array("I"), array("Q"), array("Q")
+    seen: Dict[str, int] = {}
+    file_digests: List[bytes] = []
+    for index in range(len(files)):
+        def keep(inst: Instance, offset: int, index: int = index) -> None:
+            if wanted_families is not None and inst.family not in wanted_families:
+                return
+            if wanted is not None:
+                if inst.id not in wanted:
+                    return
+                found.add(inst.id)
+            where.append(index)
+            offsets.append(offset)
+            keys.append(_id_key(inst.id))
+
+        _scan_file(files, index, seen, keep, file_digests)
+    seen.clear()
     for folder in sorted(folders):   # a release whose CHECKSUMS was deleted is not run either
         if not (folder / CHECKSUMS).is_file() and (folder / "release_info.json").is_file():
             raise RunError(f"the release fails its checksums: {folder / CHECKSUMS}: manifest missing")
-    if families:
-        instances = [i for i in instances if i.family in set(families)]
-    if ids:
-        wanted = set(ids)
-        missing = wanted - {i.id for i in instances}
+    if wanted is not None:
+        missing = wanted - found
         if missing:
             raise RunError(f"unknown ids: {', '.join(sorted(missing)[:5])}")
-        instances = [i for i in instances if i.id in wanted]
+    positions: Sequence[int] = range(len(offsets))
     if sample:
         import random
 
         size, seed = sample
-        keep = set(random.Random(seed).sample(range(len(instances)), min(size, len(instances))))
-        instances = [inst for n, inst in enumerate(instances) if n in keep]
+        positions = sorted(random.Random(seed).sample(range(len(offsets)), min(size, len(offsets))))
     if shard:
         index, count = shard
-        instances = [inst for n, inst in enumerate(instances) if n % count == index]
+        positions = positions[index::count]
     if limit is not None:
-        instances = instances[:limit]
-    return Selection(instances, [_portable(p) for p in files], digest.hexdigest())
+        positions = positions[:limit]
+    if not isinstance(positions, range) or positions != range(len(offsets)):
+        where = array("I", (where[n] for n in positions))
+        offsets = array("Q", (offsets[n] for n in positions))
+        keys = array("Q", (keys[n] for n in positions))
+    digest = hashlib.sha256()
+    for d in file_digests:
+        digest.update(d)
+    return Selection(InstanceStream(files, where, offsets, array("Q", sorted(keys))), [_portable(p) for p in files],
+                     digest.hexdigest())
 
 
 def _portable(path: Path) -> str:
@@ -279,23 +386,40 @@ class TranscriptLog:
         self._fh = path.open("a", encoding="utf-8")
 
     def _load(self) -> None:
-        data = self.path.read_bytes()
-        if data and not data.endswith(b"\n"):
-            cut = data.rfind(b"\n") + 1
-            self.repaired = f"{self.path}: removed a torn last line ({len(data) - cut} bytes)"
-            with self.path.open("r+b") as fh:
-                fh.truncate(cut)
-            data = data[:cut]
-        for number, line in enumerate(data.splitlines(), start=1):
-            try:
-                row = json.loads(line)
-                tid = row["id"]
-            except (ValueError, KeyError, TypeError, RecursionError) as err:
-                raise RunError(f"{self.path}:{number}: not a transcript line "
-                               f"({type(err).__name__}: {str(err)[:200]})") from None
-            if tid in self.finished:
-                raise RunError(f"{self.path}:{number}: instance {tid} recorded twice")
-            self.finished[tid] = row.get("error") is not None
+        """Line by line: only each finished id (and whether it errored) is kept."""
+        with self.path.open("r+b") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            if size:
+                fh.seek(size - 1)
+                if fh.read(1) != b"\n":
+                    cut = self._last_newline(fh, size) + 1
+                    self.repaired = f"{self.path}: removed a torn last line ({size - cut} bytes)"
+                    fh.truncate(cut)
+            fh.seek(0)
+            for number, line in enumerate(fh, start=1):
+                try:
+                    row = json.loads(line)
+                    tid = row["id"]
+                except (ValueError, KeyError, TypeError, RecursionError) as err:
+                    raise RunError(f"{self.path}:{number}: not a transcript line "
+                                   f"({type(err).__name__}: {str(err)[:200]})") from None
+                if tid in self.finished:
+                    raise RunError(f"{self.path}:{number}: instance {tid} recorded twice")
+                self.finished[tid] = row.get("error") is not None
+
+    @staticmethod
+    def _last_newline(fh: Any, size: int) -> int:
+        """The offset of the file's last newline (-1 if none), read backwards in blocks."""
+        end = size
+        while end > 0:
+            start = max(0, end - (1 << 20))
+            fh.seek(start)
+            at = fh.read(end - start).rfind(b"\n")
+            if at >= 0:
+                return start + at
+            end = start
+        return -1
 
     def write(self, line: str) -> None:
         self._fh.write(line)
@@ -311,9 +435,7 @@ class TranscriptLog:
         errored = [tid for tid, err in self.finished.items() if err]
         if errored:
             self._fh.close()
-            keep = [line for line in self.path.read_text(encoding="utf-8").splitlines(keepends=True)
-                    if json.loads(line).get("error") is None]
-            write_atomic(self.path, "".join(keep).encode("utf-8"))
+            _rewrite_without_errors(self.path)
             for tid in errored:
                 del self.finished[tid]
             self._fh = self.path.open("a", encoding="utf-8")
@@ -323,6 +445,23 @@ class TranscriptLog:
         if not self._fh.closed:
             self.sync()
             self._fh.close()
+
+
+def _rewrite_without_errors(path: Path) -> None:
+    """Copy ``path`` line by line without its errored transcripts, then rename it over the
+    original (a kill leaves the old file or the new one)."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with path.open("rb") as src, tmp.open("wb") as dst:
+            for line in src:
+                if json.loads(line).get("error") is None:
+                    dst.write(line)
+            dst.flush()
+            os.fsync(dst.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 class RunLock:
@@ -374,8 +513,7 @@ def prepare_run_dir(out: Path, config: RunConfig, selection: Selection, models: 
         text = json.dumps(manifest(config, selection, models, argv), indent=2) + "\n"
         write_atomic(path, text.encode("utf-8"))
     log = TranscriptLog(out / TRANSCRIPTS)
-    known = {inst.id for inst in selection.instances}
-    stray = sorted(tid for tid in log.finished if tid not in known)
+    stray = sorted(tid for tid in log.finished if not selection.has_id(tid))
     if stray:
         log.close()
         raise RunError(f"{out / TRANSCRIPTS}: {len(stray)} transcript(s) for instances not in this "
@@ -577,14 +715,17 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
                 models: Dict[str, Any], argv: Sequence[str], resume: bool, retry_errors: bool,
                 window: int, concurrency: int, progress: bool) -> RunResult:
     log = prepare_run_dir(out, config, selection, models, argv, resume, retry_errors)
-    todo = [i for i in selection.instances if i.id not in log.finished]
+    finished = log.finished   # id -> errored?: the only per-instance state kept across the run
+    todo = (i for i in selection.instances if i.id not in finished)   # read lazily, in order
+    total = len(selection.instances)
+    todo_count = total - sum(1 for tid in finished if selection.has_id(tid))
     stats = {"correct": 0, "errors": 0, "done": 0}
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(todo), desc="eval", unit="inst", disable=None, leave=False)
-    ticker = _Progress(len(todo), stats, progress)
+        bar = tqdm(total=todo_count, desc="eval", unit="inst", disable=None, leave=False)
+    ticker = _Progress(todo_count, stats, progress)
     last_sync = [time.monotonic()]
 
     def emit(episode: Episode) -> None:
@@ -625,8 +766,7 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
         ticker.close()
         if bar is not None:
             bar.close()
-    return RunResult(total=len(selection.instances), skipped=len(selection.instances) - len(todo),
-                     ran=len(todo), correct=stats["correct"], errors=stats["errors"], calls=calls,
+    return RunResult(total=total, skipped=total - todo_count, ran=todo_count, correct=stats["correct"], errors=stats["errors"], calls=calls,
                      wall_s=time.perf_counter() - started, repaired=log.repaired)
 
 
@@ -639,8 +779,9 @@ def finished_ids(out: Path) -> Set[str]:
     path = out / TRANSCRIPTS
     if not path.exists():
         return set()
-    return {json.loads(line)["id"] for line in path.read_text(encoding="utf-8").splitlines() if line}
+    with path.open("rb") as fh:
+        return {json.loads(line)["id"] for line in fh if line.strip()}
 
 
-__all__ = ["RunConfig", "RunError", "RunResult", "RunStopped", "write_atomic", "Selection", "data_files", "load_data", "run",
+__all__ = ["InstanceStream", "RunConfig", "RunError", "RunResult", "RunStopped", "write_atomic", "Selection", "data_files", "load_data", "run",
            "run_async", "run_batched", "finished_ids"]
