@@ -423,3 +423,34 @@ def test_report_without_matplotlib_is_one_line_and_makes_no_folder(tmp_path, mon
     code = main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "rep")])
     assert code == 2 and "needs matplotlib" in capsys.readouterr().err
     assert not (tmp_path / "rep").exists()
+
+
+def test_the_selection_streams_the_same_instances_as_the_files(tmp_path):
+    """load_data keeps offsets, not instances: iterating, indexing and slicing read the lines
+    again and give exactly what read_jsonl gives, in the same order."""
+    from eval.runner import InstanceStream
+    from generators.schema import read_jsonl
+
+    files = data_files("all", None, RELEASE)[:2]
+    sel = load_data(files)
+    expected = [inst for path in files for inst in read_jsonl(path)]
+    assert isinstance(sel.instances, InstanceStream)
+    assert len(sel.instances) == len(expected) and list(sel.instances) == expected
+    assert sel.instances[-1] == expected[-1] and sel.instances[3] == expected[3]
+    assert list(sel.instances[5:40:7]) == expected[5:40:7]
+    assert sel.has_id(expected[17].id) and not sel.has_id(expected[17].id + "-x")
+    shard = load_data(files, shard=(1, 3), limit=4)
+    assert list(shard.instances) == expected[1::3][:4]
+    assert [shard.has_id(i.id) for i in expected[:5]] == [False, True, False, False, True]
+
+
+def test_resume_skips_finished_ids_with_the_streamed_selection(tmp_path):
+    sel = _selection(12)
+    other = tmp_path / "run"
+    run(other, sel, _config(), ReferenceSolver(), SlotResponder(), progress=False)
+    lines = (other / TRANSCRIPTS).read_text(encoding="utf-8").splitlines(keepends=True)
+    (other / TRANSCRIPTS).write_text("".join(lines[:7]) + lines[7][:20], encoding="utf-8")  # torn line
+    again = run(other, sel, _config(), ReferenceSolver(), SlotResponder(), resume=True, progress=False)
+    assert (again.skipped, again.ran, again.total) == (7, 5, 12) and again.repaired
+    ids = [json.loads(line)["id"] for line in (other / TRANSCRIPTS).read_text(encoding="utf-8").splitlines()]
+    assert sorted(ids) == sorted(i.id for i in sel.instances) and len(set(ids)) == 12
