@@ -66,22 +66,23 @@ def write_atomic(path: Path, data: bytes) -> None:
 # ------------------------------------------------------------------ data selection
 
 class InstanceStream(Sequence[Instance]):
-    """The selected instances, read lazily from the data files: only each one's file and byte
-    offset is held (a few bytes per instance), so a run's memory does not grow with the dataset.
-    Iterating parses the lines again (they were validated by :func:`load_data`)."""
+    """The selected instances, read lazily from the data files: only each one's file, byte
+    offset and 8-byte id digest is held (about 20 bytes), so a run's memory does not grow with
+    the dataset. Reading parses the line again (:func:`load_data` validated it) and checks its
+    id against the digest, so a file edited after the check is refused, not run."""
 
     def __init__(self, paths: Sequence[Path], where: "array[int]", offsets: "array[int]",
-                 keys: Optional["array[int]"] = None):
+                 keys: "array[int]"):
         self.paths = [Path(p) for p in paths]
-        self.where, self.offsets = where, offsets
-        self._keys = keys
+        self.where, self.offsets, self.keys = where, offsets, keys
+        self._sorted: Optional["array[int]"] = None
 
     def __len__(self) -> int:
         return len(self.offsets)
 
     def __getitem__(self, index):  # type: ignore[override]
         if isinstance(index, slice):
-            return InstanceStream(self.paths, self.where[index], self.offsets[index])
+            return InstanceStream(self.paths, self.where[index], self.offsets[index], self.keys[index])
         n = range(len(self))[index]
         with self.paths[self.where[n]].open("rb") as fh:
             return self._read(fh, n)
@@ -101,15 +102,22 @@ class InstanceStream(Sequence[Instance]):
     def _read(self, fh: Any, n: int) -> Instance:
         fh.seek(self.offsets[n])
         path = str(self.paths[self.where[n]])
-        return instance_from_dict(loads_line(fh.readline().rstrip(b"\r\n"), path, 0), path, 0)
+        try:
+            inst = instance_from_dict(loads_line(fh.readline().rstrip(b"\r\n"), path, 0), path, 0)
+        except DataError:
+            inst = None
+        if inst is None or _id_key(inst.id) != self.keys[n]:
+            raise RunError(f"{path}: changed since it was checked (at byte {self.offsets[n]}); "
+                           "a data file must not change while a run reads it")
+        return inst
 
     def has_id(self, tid: str) -> bool:
-        """Whether ``tid`` is selected, from sorted 8-byte id digests (built on first use)."""
-        if self._keys is None:
-            self._keys = array("Q", sorted(_id_key(inst.id) for inst in self))
+        """Whether ``tid`` is selected (a binary search over the sorted id digests)."""
+        if self._sorted is None:
+            self._sorted = array("Q", sorted(self.keys))
         key = _id_key(tid)
-        at = bisect.bisect_left(self._keys, key)
-        return at < len(self._keys) and self._keys[at] == key
+        at = bisect.bisect_left(self._sorted, key)
+        return at < len(self._sorted) and self._sorted[at] == key
 
 
 def _id_key(tid: str) -> int:
@@ -223,7 +231,7 @@ def load_data(files: Sequence[Path], families: Optional[Sequence[str]] = None,
     digest = hashlib.sha256()
     for d in file_digests:
         digest.update(d)
-    return Selection(InstanceStream(files, where, offsets, array("Q", sorted(keys))), [_portable(p) for p in files],
+    return Selection(InstanceStream(files, where, offsets, keys), [_portable(p) for p in files],
                      digest.hexdigest())
 
 

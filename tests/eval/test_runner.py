@@ -454,3 +454,17 @@ def test_resume_skips_finished_ids_with_the_streamed_selection(tmp_path):
     assert (again.skipped, again.ran, again.total) == (7, 5, 12) and again.repaired
     ids = [json.loads(line)["id"] for line in (other / TRANSCRIPTS).read_text(encoding="utf-8").splitlines()]
     assert sorted(ids) == sorted(i.id for i in sel.instances) and len(set(ids)) == 12
+
+
+def test_a_data_file_edited_after_the_check_is_refused_not_run(tmp_path):
+    from generators.schema import read_jsonl
+
+    source = data_files("all", None, RELEASE)[0]
+    path = tmp_path / "data.jsonl"
+    path.write_bytes(source.read_bytes())
+    sel = load_data([path])
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(lines[1] + lines[0] + b"".join(lines[2:]))   # same bytes, two lines swapped
+    assert sel.instances[2] == list(read_jsonl(path))[2]
+    with pytest.raises(RunError, match="changed since it was checked"):
+        list(sel.instances)
