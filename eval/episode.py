@@ -44,7 +44,7 @@ class Episode:
     def on_solver(self, completion: Completion) -> Optional[ResponderCall]:
         """Record the solver's reply; return the responder call it needs, if any."""
         if completion.error is not None:
-            self._fail("solver", completion.error)
+            self._fail("solver", completion.error, completion.meta)
             return None
         action = protocol.parse_action(completion.text)
         if self.ask_first and action.kind == "answer" and not self._asked() and not self.state.final_turn:
@@ -70,7 +70,7 @@ class Episode:
     def on_responder(self, result: ResponderResult) -> None:
         backend_errors = [e for e in result.errors if e.startswith("backend")]
         if backend_errors:
-            self._fail("responder", backend_errors[0])
+            self._fail("responder", backend_errors[0], result.meta)
             return
         self.transcript.turns.append(ResponderTurn(
             request=self._pending_request or "", decision=result.decision,
@@ -89,8 +89,10 @@ class Episode:
         text = reply_message(shown, self.state.requests_left, self.state.final_turn)
         self.conversation = self.conversation + [{"role": "user", "content": text}]
 
-    def _fail(self, where: str, message: str) -> None:
+    def _fail(self, where: str, message: str, meta: Optional[dict] = None) -> None:
         self.transcript.error = {"where": where, "message": message}
+        if meta:  # the backend's record of the failed call (attempts, status code, request id)
+            self.transcript.error["meta"] = dict(meta)
         self.transcript.wall_s = round(time.perf_counter() - self._started, 6)
 
     def _finish(self) -> None:
