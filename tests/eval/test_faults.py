@@ -145,7 +145,8 @@ def test_per_item_errors_are_recorded_with_their_cause(tmp_path):
     assert {t for t, r in rows.items() if r["error"]} == first | second and result.errors == 3
     for tid in first | second:
         assert rows[tid]["error"] == {"where": "solver",
-                                      "message": "RateLimitError: Error code: 429 - slow down"}
+                                      "message": "RateLimitError: Error code: 429 - slow down",
+                                      "meta": {"attempts": 3, "status_code": 429}}
     assert [len(rows[t]["turns"]) for t in sorted(second)] == [2, 2]
     run(out, sel, _config(), ReferenceSolver(), RulesResponder(), retry_errors=True, progress=False)
     _assert_complete(out, sel)
@@ -294,8 +295,10 @@ def test_llm_responder_with_invalid_json_empty_truncated_and_failed_replies(tmp_
             assert t["errors"][1] == "fallback: offer recovered from raw text"
         elif kind == "backend_error":
             assert r["verdict"] is None
+            meta = r["error"].pop("meta")
             assert r["error"] == {"where": "responder",
                                   "message": "backend error: APIConnectionError: Connection error."}
+            assert meta["attempts"] >= 1   # the errored responder call keeps its attempt count
         else:   # scored: every request declined, with the reason logged; the solver never sees it
             assert r["error"] is None and r["verdict"] is not None and not r["verdict"]["correct"]
             holder = [t for t in r["turns"] if t["role"] == "responder"]

@@ -8,6 +8,7 @@ sampler itself needs torch).
 from __future__ import annotations
 
 import importlib.util
+import os
 import json
 from pathlib import Path
 from typing import Any, Dict, List, Optional
@@ -68,7 +69,8 @@ class FakeTokenizer:
 
     def apply_chat_template(self, conversation, tokenize=True, add_generation_prompt=False, **kw):
         self.template_calls.append({"conversation": conversation, "tokenize": tokenize,
-                                    "add_generation_prompt": add_generation_prompt})
+                                    "add_generation_prompt": add_generation_prompt,
+                                    "kwargs": dict(kw)})
         text = "|".join(f"{m['role']}:{m['content']}" for m in conversation)
         if self.fail_on and self.fail_on in text:
             raise ValueError("template exploded")
@@ -340,3 +342,42 @@ def test_real_seeded_sampler_is_per_row_and_respects_top_p():
 def test_gpu_smoke_script_runs_on_cpu(capsys):
     assert _load_smoke_module().main(["--device", "cpu", "--max-tokens", "4"]) == 0
     assert "SMOKE OK" in capsys.readouterr().out
+
+
+def test_template_gets_the_pinned_date_string():
+    b = fake_backend()
+    b.complete([req("hi")], GenParams(max_tokens=4))
+    assert b.tokenizer.template_calls[-1]["kwargs"] == {"date_string": "26 Jul 2024"}
+    assert b.describe()["chat_template_kwargs"] == {"date_string": "26 Jul 2024"}
+    other = fake_backend(chat_template_kwargs={})
+    other.complete([req("hi")], GenParams(max_tokens=4))
+    assert other.tokenizer.template_calls[-1]["kwargs"] == {}
+
+
+def test_latency_is_each_items_share_of_its_batch():
+    out = fake_backend(batch_size=2).complete([req("a"), req("b"), req("c")], GenParams())
+    assert [c.meta["batch_size"] for c in out] == [2, 2, 1]
+    for c in out:
+        assert abs(c.meta["latency_s"] * c.meta["batch_size"] - c.meta["batch_latency_s"]) < 1e-12
+    assert out[0].meta["batch_latency_s"] == out[1].meta["batch_latency_s"]
+
+
+def test_gguf_path_loads_from_its_folder_with_gguf_file():
+    b = fake_backend()
+    b.model = str(Path("models") / "SmolLM2.Q4_1.gguf")
+    assert b._source() == ("models", {"gguf_file": "SmolLM2.Q4_1.gguf"})
+    b.model = "models/plain-folder"
+    assert b._source() == ("models/plain-folder", {})
+
+
+REAL_GGUF = os.environ.get("MIRA_REAL_MODEL_GGUF")
+
+
+@pytest.mark.skipif(not HAVE_TORCH or not REAL_GGUF,
+                    reason="needs torch, transformers, gguf and MIRA_REAL_MODEL_GGUF (make "
+                           "real-models sets them); test_gguf_path_loads_from_its_folder_with_"
+                           "gguf_file covers the path logic")
+def test_real_gguf_file_loads_and_generates():  # pragma: no cover - needs the real stack
+    b = TransformersBackend(REAL_GGUF, device="cpu", batch_size=2)
+    out = b.complete([req("Say hi."), req("What is 2+3?")], GenParams(max_tokens=6))
+    assert all(c.error is None and c.text for c in out)

