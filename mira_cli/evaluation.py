@@ -288,7 +288,7 @@ def add_commands(sub) -> None:
     e.add_argument("--tensor-parallel-size", type=positive_int, metavar="N", help="vLLM: GPUs per model")
     e.add_argument("--max-model-len", type=positive_int, metavar="N", help="vLLM: context length")
     e.add_argument("--gpu-memory-utilization", type=float, metavar="SHARE",
-                   help="vLLM: each engine's share of GPU memory (default: vLLM's own, 0.92; two "
+                   help="vLLM: each engine's share of GPU memory (default: 0.9; two "
                         "engines on one GPU need e.g. 0.45 each, or --responder llm:same shares one)")
     e.set_defaults(func=cmd_eval)
 
@@ -310,7 +310,9 @@ def add_commands(sub) -> None:
     au.set_defaults(func=cmd_audit)
 
     vw = sub.add_parser("view", help="a static HTML transcript viewer of one or more runs (open DIR/index.html)")
-    vw.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR")
-    vw.add_argument("--out", type=Path, required=True, metavar="DIR")
-    vw.add_argument("--page-size", type=int, default=100, metavar="N", help="transcripts per data file")
+    vw.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR",
+                    help="run directories written by eval (declared shards of one run are merged)")
+    vw.add_argument("--out", type=Path, required=True, metavar="DIR",
+                    help="output folder: index.html and data/")
+    vw.add_argument("--page-size", type=positive_int, default=100, metavar="N", help="transcripts per data file")
     vw.set_defaults(func=cmd_view)
