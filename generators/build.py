@@ -1,4 +1,4 @@
-"""Generation: one instance from its seed, and whole splits in release order (SPEC §2)."""
+"""Generation: one instance from its seed, and whole splits in release order (docs/benchmark.md §2)."""
 
 from __future__ import annotations
 

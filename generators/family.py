@@ -42,7 +42,7 @@ class Family:
     type: ClassVar[str]                   # "A" or "B"
     answer_type: ClassVar[AnswerType]
     scales_with_difficulty: ClassVar[bool] = True
-    # Largest share one answer value may hold at any difficulty (SPEC §4). Families whose
+    # Largest share one answer value may hold at any difficulty (docs/benchmark.md §4). Families whose
     # answers have only two possible values (tomography) state their own bound.
     max_answer_share: ClassVar[Fraction] = Fraction(1, 4)
     # Largest reduced denominator of a fraction answer (and of every tuple component),

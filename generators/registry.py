@@ -66,5 +66,5 @@ def names(types: str = "AB") -> List[str]:
 
 
 def prefix(name: str) -> str:
-    """Id prefix: the first three letters of the family name (SPEC §2)."""
+    """Id prefix: the first three letters of the family name (docs/benchmark.md §2)."""
     return name[:3]

@@ -73,7 +73,7 @@ class Instance:
 
     @property
     def budget(self) -> int:
-        """Request budget B = 3d (SPEC §6)."""
+        """Request budget B = 3d (docs/benchmark.md §6)."""
         return 3 * self.difficulty
 
     def latent_state(self) -> dict:

@@ -1,4 +1,4 @@
-"""The three validity checks of SPEC §4, run on an instance record as stored.
+"""The three validity checks of docs/benchmark.md §4, run on an instance record as stored.
 
 Each failure names the property: ``schema``, ``consistency``, ``global_uniqueness``,
 ``local_underdetermination``, ``hint_sufficiency`` or ``chance_level`` (and, across the

@@ -1,5 +1,5 @@
 """The ``llm`` responder: any chat backend with structured outputs plays the information
-holder (SPEC §6; the paper's reference is gpt-4o-mini at temperature 0).
+holder (docs/benchmark.md §6; the paper's reference is gpt-4o-mini at temperature 0).
 
 The model sees only its private constraint lines and the current request, and must return
 one flat JSON object (:data:`REPLY_SCHEMA`). Whatever it says, :func:`postvalidate` decides:

@@ -1,6 +1,6 @@
 """Bayes' rule with the prior withheld: P(E|H) and P(E|¬H) known, P(H) held by the responder.
 
-Each probability is a fraction a/b in (0, 1) with denominator b in [2, 4+2d] (SPEC says
+Each probability is a fraction a/b in (0, 1) with denominator b in [2, 4+2d] (the original specification said
 [2, 3+2d]; see docs/decisions.md: at d=1 that range gives only 72 distinct solver views, too
 few for the release and its held-out splits, while [2, 6] gives 110).
 """

@@ -3,7 +3,7 @@
 States 0..n-1 (n = d+2). ``lambda_i`` is the birth rate i -> i+1 (i = 0..n-2) and ``mu_i``
 the death rate i -> i-1 (i = 1..n-1). The latent state stores the rates under exactly these
 names, so the context, the facts, the responder line and the hint slot cannot disagree on an
-index (the reference implementation's death rates were off by one, SPEC §9).
+index (the reference implementation's death rates were off by one, docs/benchmark.md §9).
 """
 
 from __future__ import annotations

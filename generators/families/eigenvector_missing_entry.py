@@ -5,7 +5,7 @@ Mv = λv never involves it and cannot give it away. The target (M²)[i*][t*] is 
 it really changes with the missing entry but also uses the solver's facts (it is not a·x²
 alone), and is nonzero (zero products were the one value that clustered at n = 2).
 
-Entries of M and λ are bounded by 7+d, i.e. |M_ij| <= 8, 9, 10 and λ in [1, 7+d] (SPEC says
+Entries of M and λ are bounded by 7+d, i.e. |M_ij| <= 8, 9, 10 and λ in [1, 7+d] (the original specification said
 3+2(d-1) = 3, 5, 7; see docs/decisions.md). At n = 2, v is (1, 0) or (0, 1), and only the
 off-diagonal entry of v's zero column can usefully be missing; the view is then v, the
 diagonal entry λ, a 0 and the other diagonal entry s with λ + s != 0, so bound B gives 4B²

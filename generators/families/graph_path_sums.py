@@ -1,6 +1,6 @@
 """Triangle path sums: s1 = e01 + e12 and s2 = e12 + e20 known, s3 = e20 + e01 held back.
 
-With the weight range [1, 6+d] stated (SPEC says [1, 2+d]; see docs/decisions.md: at d=1
+With the weight range [1, 6+d] stated (the original specification said [1, 2+d]; see docs/decisions.md: at d=1
 that range has only 15 underdetermined states, too few for 20 distinct instances, and [1, 4+d]
 still gives only 37 distinct solver views (s1, s2) at d=1, too few for the release and its
 held-out splits; [1, 6+d] gives 91, 127 and 169), the view leaves finitely many triples: one

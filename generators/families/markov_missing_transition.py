@@ -1,9 +1,9 @@
-"""Ergodic Markov chain with two entries of one row withheld (SPEC §5, decided there).
+"""Ergodic Markov chain with two entries of one row withheld (docs/benchmark.md §5, decided there).
 
 The solver knows every row but r*, and n-2 entries of row r*. Since it cannot tell which of
 the two absent entries the responder would hold, the responder holds both, one per line;
 either is canonical, because the row sum gives the other. Entries are positive fractions
-whose denominators are at most max(13, n·(2+d)), i.e. 13, 13, 20 (SPEC says n·(2+d) = 6, 12,
+whose denominators are at most max(13, n·(2+d)), i.e. 13, 13, 20 (the original specification said n·(2+d) = 6, 12,
 20; see docs/decisions.md: at n = 2 the view is one known row, r* and s*, so a limit L gives
 4·(number of fractions in (0, 1) with denominator <= L) distinct solver views, 44 at L = 6
 and 228 at L = 13); π_{s*} must move with the split of the absent mass.

@@ -1,7 +1,7 @@
 """Rank-1 2x2 completion: the first row known, m10 withheld, m11 = m01*m10/m00 asked.
 
 M = u·vᵀ with integer factors u_i, v_i in [1, 4+d], and the factor range is stated to the
-solver (SPEC says [1, 2+d]; see docs/decisions.md: at d=1 that range gives only 24 distinct
+solver (the original specification said [1, 2+d]; see docs/decisions.md: at d=1 that range gives only 24 distinct
 solver views (m00, m01), too few for the release and its held-out splits; [1, 4+d] gives 110,
 174 and 295). Given m00 and m01, u1 is still free in [1, 4+d], so m11 = u1·v1 takes at least
 4+d values: the answer set is finite and is enumerated exactly (the chance level). The latent

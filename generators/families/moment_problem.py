@@ -1,7 +1,7 @@
 """Moment problem on {0, 1, 2}: the sum and first moment known, the second moment withheld.
 
 Nonnegative integer weights q0, q1, q2 with q0 + q1 + q2 = D give the probabilities q_i/D.
-D is drawn uniformly from [6+2d, 12+2d] (SPEC fixes D = 6+2d; see docs/decisions.md: a fixed
+D is drawn uniformly from [6+2d, 12+2d] (the original specification fixed D = 6+2d; see docs/decisions.md: a fixed
 D leaves only 2D-3 distinct solver views (D, m1), 13 at d=1, too few for the release and its
 held-out splits; the range gives 133, 161 and 189), and each weight vector summing to D is
 equally likely. The solver holds the sum and q1 + 2q2 = m1 (D times the mean); the responder

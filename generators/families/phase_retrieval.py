@@ -9,9 +9,9 @@ decided by enumerating the whole box once per bound (a lazily built, sorted tabl
 covers shifts, reversals and every non-trivial ambiguity. Constant signals and single spikes
 are rejected.
 
-Why the view also states x1 (docs/decisions.md): with the powers alone, as SPEC §5 words it,
+Why the view also states x1 (docs/decisions.md): with the powers alone, as docs/benchmark.md §5 words it,
 only the period-2 signals (a, 0, ±a, 0) and (a, -a, a, -a) are pinned down by sign(x0):
-6·bound signals (18 at d=1), too few for a release and exactly the repetitive signals SPEC §9
+6·bound signals (18 at d=1), too few for a release and exactly the repetitive signals docs/benchmark.md §9
 criticises. Four powers give three independent numbers for four unknowns; the sample x1
 removes the remaining freedom except the sign ambiguity the hint resolves.
 """

@@ -13,7 +13,7 @@ _SLOT = "a(1)"
 
 
 def _bound(level: int) -> int:
-    """|r2|, |a(0)|, |a(1)| <= 3+d and r1 <= 3+d (SPEC §5)."""
+    """|r2|, |a(0)|, |a(1)| <= 3+d and r1 <= 3+d (docs/benchmark.md §5)."""
     return 3 + level
 
 

@@ -2,7 +2,7 @@
 
 n = d+1 hidden states, m = min(d+1, 3) symbols, ergodic transition matrix P, emission matrix E.
 The solver knows P and all of E but two entries of row s*: if only one were missing, the row sum
-would give it away (SPEC §9), so the responder holds both, each on its own line, and either one
+would give it away (docs/benchmark.md §9), so the responder holds both, each on its own line, and either one
 fixes the other through the row sum. The target P(observe o*) = sum_s pi(s) E[s][o*] uses one of
 the two absent entries; pi(s*) > 0, so it moves with E[s*][o*] whenever the two absent entries
 do not both vanish.

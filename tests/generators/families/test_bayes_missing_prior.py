@@ -36,7 +36,7 @@ def test_uninformative_evidence_is_rejected():
 
 
 def test_denominators_respect_the_difficulty_range():
-    # Denominators b in [2, 4+2d] (SPEC's [2, 3+2d] widened: see docs/decisions.md).
+    # Denominators b in [2, 4+2d] (the originally specified [2, 3+2d] widened: see docs/decisions.md).
     for d in (1, 2, 3):
         tops = set()
         for seed in range(60):
@@ -52,7 +52,7 @@ def test_denominators_respect_the_difficulty_range():
 
 def test_enough_distinct_views_at_level_1():
     # The view is (P(E|H), P(E|¬H)): ordered pairs of distinct fractions in (0, 1) with
-    # denominator <= 6, 11 * 10 = 110 of them (72 with SPEC's <= 5), all valid.
+    # denominator <= 6, 11 * 10 = 110 of them (72 with the originally specified <= 5), all valid.
     fractions = {Fraction(a, b) for b in range(2, 7) for a in range(1, b)}
     assert len(fractions) == 11
     ok = [(s, f) for s in fractions for f in fractions

@@ -55,7 +55,7 @@ def test_hand_checked_instance():
 
 
 def test_same_indexing_in_context_facts_responder_and_hint():
-    """SPEC §9: the reference's death rates were off by one between views. Here the names
+    """docs/benchmark.md §9: the reference's death rates were off by one between views. Here the names
     in the context, the facts, the responder line and the hint slot are one set."""
     for d in (1, 2, 3):
         n = d + 2

@@ -12,7 +12,7 @@ from generators.schema import Hint, decode_latent, encode_latent
 from generators.validate import validate_instance
 from verifiers import verify
 
-# SPEC §5 / paper Appendix D: (R3+R7) || (R4+(R6+(R1+(R2+R5)))), R3 = 7 held by B.
+# docs/benchmark.md §5 / paper Appendix D: (R3+R7) || (R4+(R6+(R1+(R2+R5)))), R3 = 7 held by B.
 PAPER = {
     "level": 3,
     "tree": ["||", ["+", 3, 7], ["+", 4, ["+", 6, ["+", 1, ["+", 2, 5]]]]],

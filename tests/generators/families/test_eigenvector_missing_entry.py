@@ -104,7 +104,7 @@ def test_generated_instances_follow_the_spec():
 
 def test_bound_and_distinct_views_at_level_1():
     # At n = 2 the view is v ∈ {(1, 0), (0, 1)}, λ on the diagonal, a 0 and the other
-    # diagonal entry s (λ + s != 0): 4B² views for bound B. SPEC's B = 3 gave 36, too few for
+    # diagonal entry s (λ + s != 0): 4B² views for bound B. the originally specified B = 3 gave 36, too few for
     # the release and its held-out splits; B = 8 gives 256, and the bound grows with d.
     assert [FAMILY.check({**HAND, "level": 1, "M": [[2, x], [0, 3]]}) is None
             for x in (-8, 8, 9)] == [True, True, False]

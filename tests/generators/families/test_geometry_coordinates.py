@@ -41,7 +41,7 @@ def test_q_is_repeated_but_only_line_2_is_canonical():
 def test_distances_vary_with_all_signs():
     insts = [make_instance(FAMILY, 2, s, id="g", seed_set="test") for s in range(200)]
     answers = Counter(i.answer.value for i in insts)
-    assert len(answers) >= 12                       # not only 5 and 13 (SPEC §9)
+    assert len(answers) >= 12                       # not only 5 and 13 (docs/benchmark.md §9)
     assert max(answers.values()) <= 50
     quadrants = set()
     pythagorean = axis = 0

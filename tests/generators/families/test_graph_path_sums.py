@@ -39,7 +39,7 @@ def test_reference_state_is_determined_at_level_1():
 
 def test_valid_state_and_view_counts_per_level():
     # States the view does not pin down: (T-1)^3 shift up + (T-1)^3 shift down - (T-2)^3 both.
-    # With SPEC's [1, 2+d] only 15 exist at d=1, too few for 20 distinct instances; with
+    # With the originally specified [1, 2+d] only 15 exist at d=1, too few for 20 distinct instances; with
     # [1, 6+d] there are 307, 470 and 681. Their distinct views (s1, s2) number 91, 127 and
     # 169 ([1, 4+d] gave only 37 at d=1: too few for the release and held-out splits).
     for level, states_expected, views_expected in ((1, 307, 91), (2, 470, 127), (3, 681, 169)):

@@ -74,7 +74,7 @@ def test_each_hint_alone_suffices():
 def test_solver_matches_linear_algebra_and_denominators_stay_small():
     for d in (1, 2, 3):
         n = min(d + 1, 4)
-        limit = max(13, n * (2 + d))  # 13, 13, 20 (SPEC's n·(2+d) widened at d=1, 2)
+        limit = max(13, n * (2 + d))  # 13, 13, 20 (the originally specified n·(2+d) widened at d=1, 2)
         for inst in _instances(d, range(30)):
             latent = decode_latent(inst.latent)
             p = _matrix(latent)
@@ -132,7 +132,7 @@ def test_corrupted_states_fail_with_the_right_property():
 
 def test_denominator_limit_and_distinct_views_at_level_1():
     # At n = 2 the view is the known row (a, 1 - a), r* and s*: 4 views per fraction a in
-    # (0, 1) with denominator <= 13, 4 * 57 = 228 (SPEC's limit 6 gave 4 * 11 = 44, too few
+    # (0, 1) with denominator <= 13, 4 * 57 = 228 (the originally specified limit 6 gave 4 * 11 = 44, too few
     # for the release and its held-out splits).
     ok = {**HAND, "num": [[2, 1], [1, 12]], "den": [3, 13]}
     assert FAMILY.check(ok) is None

@@ -56,7 +56,7 @@ def test_every_view_leaves_at_least_the_free_row_factor():
 
 def test_enough_distinct_views_per_level():
     # The view is (m00, m01) = (u0·v0, u0·v1): with factors in [1, 4+d] there are 110, 174 and
-    # 295 of them (SPEC's [1, 2+d] gave 24 at d=1, too few for the release and held-out splits).
+    # 295 of them (the originally specified [1, 2+d] gave 24 at d=1, too few for the release and held-out splits).
     for d, expected in ((1, 110), (2, 174), (3, 295)):
         r = range(1, 5 + d)
         views = {tuple(FAMILY.render({"level": d, "M": [[u0 * v0, u0 * v1], [v0, v1]]}).facts)

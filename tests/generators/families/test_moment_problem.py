@@ -63,7 +63,7 @@ def test_sum_repeat_is_noncanonical_and_second_moment_is_canonical():
 
 def test_enough_distinct_views_per_level():
     # The view is (D, m1); for each D, m1 in [2, 2D - 2] leaves at least two weight vectors,
-    # 2D - 3 views. With D in [6+2d, 12+2d] that is 133, 161 and 189 views (SPEC's fixed
+    # 2D - 3 views. With D in [6+2d, 12+2d] that is 133, 161 and 189 views (the originally specified fixed
     # D = 6+2d gave 13, 17 and 21: too few for the release and its held-out splits).
     for d, expected in ((1, 133), (2, 161), (3, 189)):
         views = set()

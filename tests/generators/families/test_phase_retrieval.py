@@ -48,7 +48,7 @@ def test_pool_is_every_valid_signal_of_the_box(bound):
                    if len(set(x)) > 1 and sum(v != 0 for v in x) > 1 and len(fits(x)) >= 2
                    and sum((y[0] > 0) == (x[0] > 0) for y in fits(x)) == 1)
     assert _pool(bound) == valid
-    # With the powers alone (SPEC §5 as worded) only the 6·bound period-2 signals would be
+    # With the powers alone (docs/benchmark.md §5 as worded) only the 6·bound period-2 signals would be
     # pinned down by sign(x0); stating x1 too leaves hundreds (docs/decisions.md).
     only_powers = [x for x in box if len(set(x)) > 1 and sum(v != 0 for v in x) > 1
                    and sum((y[0] > 0) == (x[0] > 0) for y in groups[_dft_power(x)]) == 1]
