@@ -31,6 +31,7 @@ from eval.prompts import check_fewshot_disjoint, prompt_hash
 from eval.protocol import PROTOCOL_VERSION
 from eval.solvers import RUN_SEED
 from generators.errors import MiraError
+from generators.atomic import atomic_output, write_atomic
 from generators.schema import DataError, Instance, instance_from_dict, loads_line
 
 MANIFEST = "manifest.json"
@@ -46,21 +47,6 @@ class RunError(MiraError, RuntimeError):
 class RunStopped(MiraError, RuntimeError):
     """A run stopped early by a fatal backend error (authentication, a missing model, a server
     that is down); the transcripts written so far are kept and ``--resume`` continues."""
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``path`` through a temporary file in the same folder and rename it: a reader (or a
-    full disk, or a kill) sees the old file or the new one, never a torn one."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        with tmp.open("wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 # ------------------------------------------------------------------ data selection
@@ -470,18 +456,10 @@ class TranscriptLog:
 def _rewrite_without_errors(path: Path) -> None:
     """Copy ``path`` line by line without its errored transcripts, then rename it over the
     original (a kill leaves the old file or the new one)."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        with path.open("rb") as src, tmp.open("wb") as dst:
-            for line in src:
-                if json.loads(line).get("error") is None:
-                    dst.write(line)
-            dst.flush()
-            os.fsync(dst.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with path.open("rb") as src, atomic_output(path) as dst:
+        for line in src:
+            if json.loads(line).get("error") is None:
+                dst.write(line)
 
 
 class RunLock:

@@ -15,6 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
+from generators.atomic import write_atomic
 from eval.scoring import (DEFINITIONS, METRICS, SCORES_VERSION, GroupMetrics, GroupScore, RunInfo,
                           RunScores, content_fingerprint, fixed, json_value, pct)
 
@@ -91,19 +92,13 @@ def scores_csv(s: RunScores) -> str:
     return buf.getvalue()
 
 
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def write_scores(scores: Sequence[RunScores]) -> List[Path]:
     """Each run's files into its first directory, each written whole or not at all."""
     written = []
     for s in scores:
         out = s.run.out_dir
-        _write_atomic(out / SCORES_CSV, scores_csv(s))
-        _write_atomic(out / SCORES_JSON, json.dumps(scores_document(s), indent=2, ensure_ascii=False) + "\n")
+        write_atomic(out / SCORES_CSV, scores_csv(s).encode("utf-8"))
+        write_atomic(out / SCORES_JSON, (json.dumps(scores_document(s), indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
         written += [out / SCORES_JSON, out / SCORES_CSV]
     return written
 
