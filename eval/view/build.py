@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from eval.scoring import (RunInfo, assign_labels, group_runs, instance_stats, iter_transcripts,
+from eval.scoring import (InstanceInfo, RunInfo, assign_labels, group_runs, instance_stats, iter_transcripts,
                           load_dataset, resolve_data_file)
 from generators.errors import MiraError
 from generators.schema import Instance, read_jsonl
@@ -73,8 +73,6 @@ def load_runs(run_dirs: Sequence[Path]) -> List[LoadedRun]:
 
 def _stats(transcript: Mapping[str, Any], inst: Instance):
     """Scoring's per-transcript summary of one transcript."""
-    from eval.scoring import InstanceInfo
-
     info = InstanceInfo(inst.seed_set, inst.id, inst.family, inst.type, inst.difficulty,
                         inst.candidate_answers, frozenset(h.constraint for h in inst.hints))
     return instance_stats(transcript, info)
