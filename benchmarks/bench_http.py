@@ -1,9 +1,14 @@
 """Harness CPU per HTTP call: ``OpenAIBackend.acomplete`` (the real openai SDK, its retries and
 error types, replies read as raw JSON) against a stub OpenAI-compatible server that runs in
-ANOTHER process on 127.0.0.1, so the client's CPU time is the harness's alone.
+ANOTHER process on 127.0.0.1, so the client's CPU time is the harness's alone; optionally the
+same calls through inspect_ai's model API (``--client inspect``) on the same stub, and through
+httpx's own connection pool instead of aiohttp's (``--transport httpx``).
 
 Usage: python benchmarks/bench_http.py [--calls N] [--concurrency C ...]
-Prints, per concurrency: calls, wall time, calls/s, client CPU ms per call (process_time).
+                                       [--client mira inspect] [--transport aiohttp httpx]
+(``make bench-http`` builds ``.venv-bench`` with inspect_ai and runs every combination.)
+Prints, per client and concurrency: calls, wall time, calls/s, client CPU ms per call
+(process_time), errors, and each client's CPU per call relative to mira-math's.
 """
 
 from __future__ import annotations
@@ -15,9 +20,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable, Dict, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import eval.backends.openai_backend as openai_backend  # noqa: E402
 from eval.backends.base import ChatRequest, GenParams  # noqa: E402
 from eval.backends.openai_backend import OpenAIBackend  # noqa: E402
 
@@ -64,27 +71,68 @@ async def _drive(backend: OpenAIBackend, calls: int) -> int:
     return errors
 
 
+def _mira_runner(url: str, conc: int, transport: str) -> Callable[[int], int]:
+    if transport == "httpx":   # the SDK's default connection pool instead of aiohttp's
+        openai_backend._aiohttp_transport_class = lambda: None
+    backend = OpenAIBackend("m", base_url=url, concurrency=conc, max_retries=2, timeout=60)
+    if backend.http_transport != transport:
+        raise SystemExit(f"transport {transport} is not available here (got {backend.http_transport})")
+    return lambda calls: asyncio.run(_drive(backend, calls))
+
+
+def _inspect_runner(url: str, conc: int) -> Callable[[int], int]:
+    """inspect_ai's own model API: its openai provider on chat completions (``responses_api=False``:
+    the stub, like most local servers, has no Responses API), ``max_connections`` in flight."""
+    from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
+
+    messages = [ChatMessageSystem(content=CONVERSATION[0]["content"]),
+                ChatMessageUser(content=CONVERSATION[1]["content"])]
+
+    async def drive(calls: int) -> int:
+        model = get_model("openai/m", base_url=url, api_key="local", responses_api=False,
+                          config=GenerateConfig(max_connections=conc, max_tokens=64, max_retries=2))
+        outs = await asyncio.gather(*(model.generate(messages, config=GenerateConfig(seed=n))
+                                      for n in range(calls)))
+        return sum(1 for o in outs if o.error)
+
+    return lambda calls: asyncio.run(drive(calls))
+
+
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=4000)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[16, 256])
+    parser.add_argument("--client", nargs="+", choices=["mira", "inspect"], default=["mira"])
+    parser.add_argument("--transport", nargs="+", choices=["aiohttp", "httpx"], default=["aiohttp"],
+                        help="mira-math's connection layer (httpx: the SDK's default pool)")
     args = parser.parse_args()
     stub = subprocess.Popen([sys.executable, "-c", STUB], stdout=subprocess.PIPE, text=True)
+    cpu_ms: Dict[Tuple[str, int], float] = {}
     try:
         port = int(stub.stdout.readline())
         url = f"http://127.0.0.1:{port}/v1"
-        print(f"{'concurrency':>11} {'calls':>6} {'wall s':>7} {'calls/s':>8} {'CPU ms/call':>12} {'errors':>6}")
-        for conc in args.concurrency:
-            backend = OpenAIBackend("m", base_url=url, concurrency=conc, max_retries=2, timeout=60)
-            asyncio.run(_drive(backend, min(200, args.calls)))   # warm-up: connections, imports
+        print(f"{'client':<14} {'concurrency':>11} {'calls':>6} {'wall s':>7} {'calls/s':>8} "
+              f"{'CPU ms/call':>12} {'errors':>6}")
+        combos = [(f"mira/{t}", c) for t in args.transport for c in args.concurrency
+                  if "mira" in args.client]
+        combos += [("inspect_ai", c) for c in args.concurrency if "inspect" in args.client]
+        for name, conc in combos:
+            run = (_inspect_runner(url, conc) if name == "inspect_ai"
+                   else _mira_runner(url, conc, name.split("/")[1]))
+            run(min(200, args.calls))   # warm-up: connections, imports
             cpu0, wall0 = time.process_time(), time.perf_counter()
-            errors = asyncio.run(_drive(backend, args.calls))
+            errors = run(args.calls)
             cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-            print(f"{conc:>11} {args.calls:>6} {wall:7.2f} {args.calls / wall:8.0f} "
-                  f"{1000 * cpu / args.calls:12.3f} {errors:>6}")
+            cpu_ms[(name, conc)] = 1000 * cpu / args.calls
+            print(f"{name:<14} {conc:>11} {args.calls:>6} {wall:7.2f} {args.calls / wall:8.0f} "
+                  f"{cpu_ms[(name, conc)]:12.3f} {errors:>6}", flush=True)
     finally:
         stub.terminate()
         stub.wait(timeout=10)
+    base = "mira/" + args.transport[0]
+    for (name, conc), ms in cpu_ms.items():
+        if name != base and (base, conc) in cpu_ms:
+            print(f"{name} / {base} at concurrency {conc}: {ms / cpu_ms[(base, conc)]:.1f}x the CPU per call")
     print(json.dumps({"note": "client CPU only; the stub runs in its own process"}))
     return 0
 

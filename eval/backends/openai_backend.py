@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
-import inspect
 import json
 import logging
 import os
@@ -50,7 +49,41 @@ def is_official(base_url: Optional[str]) -> bool:
     return urlparse(resolved_base_url(base_url)).hostname == OFFICIAL_HOST
 
 
-def _deadline_transport(httpx: Any, deadline: float, limits: Any) -> Any:
+def _aiohttp_transport_class() -> Optional[Any]:
+    """aiohttp's connection layer, where the SDK ships its adapter (the ``openai[aiohttp]``
+    extra), else None (httpx's own pool is used). Measured with ``benchmarks/bench_http.py``
+    (2 vCPUs, 256 calls in flight): httpx's pool scans every connection for every request
+    (3.2 ms of client CPU per call), aiohttp's does not (0.9 ms)."""
+    try:
+        import aiohttp  # noqa: F401
+        from openai._vendor.httpx_aiohttp.transport import AiohttpTransport
+    except ImportError:
+        return None
+    return AiohttpTransport
+
+
+def _remapped_aiohttp_error(httpx: Any, exc: Exception, request: Any) -> Exception:
+    """The error httpx itself would raise. The SDK's aiohttp adapter turns every aiohttp
+    connection error into ``ConnectTimeout`` (its first table match wins), so a refused
+    connection would read as a timeout and a down server would never be recognised."""
+    cause = exc.__cause__
+    try:
+        import aiohttp
+    except ImportError:  # pragma: no cover - httpx's own transport
+        return exc
+    if cause is None or isinstance(cause, asyncio.TimeoutError) \
+            or not isinstance(cause, aiohttp.ClientError):
+        return exc
+    if isinstance(cause, aiohttp.ClientConnectorError):
+        return httpx.ConnectError(str(cause), request=request)
+    if isinstance(cause, aiohttp.ServerDisconnectedError):
+        return httpx.RemoteProtocolError(str(cause), request=request)
+    if isinstance(cause, (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError)):
+        return httpx.ReadError(str(cause), request=request)
+    return exc
+
+
+def _deadline_transport(httpx: Any, deadline: float, inner: Any) -> Any:
     """An HTTP transport whose every attempt (headers AND body) must finish within ``deadline``
     seconds: httpx's own timeout is per read, so a server trickling a byte at a time would hold
     a request forever. An expired attempt raises ``ReadTimeout`` (the SDK's retryable timeout).
@@ -58,24 +91,31 @@ def _deadline_transport(httpx: Any, deadline: float, limits: Any) -> Any:
 
     class DeadlineTransport(httpx.AsyncBaseTransport):
         def __init__(self) -> None:
-            self.inner = httpx.AsyncHTTPTransport(limits=limits)
+            self.inner = inner
 
         async def handle_async_request(self, request: Any) -> Any:
             try:
-                return await asyncio.wait_for(self._send(request), deadline)
+                if _asyncio_timeout is None:  # Python 3.10
+                    return await asyncio.wait_for(self._send(request), deadline)
+                async with _asyncio_timeout(deadline):   # no extra task per attempt
+                    return await self._send(request)
             except asyncio.TimeoutError:
                 raise httpx.ReadTimeout(f"no complete reply within {deadline:g} s",
                                         request=request) from None
 
         async def _send(self, request: Any) -> Any:
-            response = await self.inner.handle_async_request(request)
             try:
-                body = await response.aread()
-            finally:
-                await response.aclose()
+                response = await self.inner.handle_async_request(request)
+                try:
+                    body = await response.aread()
+                finally:
+                    await response.aclose()
+            except httpx.TransportError as exc:
+                raise _remapped_aiohttp_error(httpx, exc, request) from exc
+            if response.status_code < 500 or not any(w in body.lower() for w in _MALFORMED_WORDS):
+                return response   # its body is read: the client does not read it again
             headers = httpx.Headers(response.headers)
-            if response.status_code >= 500 and any(w in body.lower() for w in _MALFORMED_WORDS):
-                headers["x-should-retry"] = "false"
+            headers["x-should-retry"] = "false"
             headers.pop("content-encoding", None)   # aread() has decoded the body
             headers["content-length"] = str(len(body))
             return httpx.Response(response.status_code, headers=headers, content=body,
@@ -86,6 +126,8 @@ def _deadline_transport(httpx: Any, deadline: float, limits: Any) -> Any:
 
     return DeadlineTransport()
 
+_asyncio_timeout = getattr(asyncio, "timeout", None)   # Python 3.11+
+
 JSON_SCHEMA_NAME = "responder_reply"
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 
@@ -94,6 +136,16 @@ DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 # SDKs without ``_request_id`` and for failed calls).
 _CALL: contextvars.ContextVar[Optional[Dict[str, Any]]] = contextvars.ContextVar(
     "mira_openai_call", default=None)
+
+
+def _http_library() -> Any:
+    """The SDK's HTTP library: httpx2 in openai 3.x, httpx before."""
+    try:
+        import httpx2
+        return httpx2
+    except ImportError:  # pragma: no cover - older SDK
+        import httpx
+        return httpx
 
 
 def _import_openai() -> Any:
@@ -195,33 +247,26 @@ class OpenAIBackend:
         self.max_retries = int(max_retries)
         self.max_tokens_param = max_tokens_param
         self.sampling_params = sampling_params
-        self._create_params = self._sdk_create_params()
+        self.http_transport = "aiohttp" if _aiohttp_transport_class() else "httpx"
         # acomplete's client: (loop, client, semaphore, closer), rebuilt when the loop changes
         self._loop_state: Optional[Tuple[asyncio.AbstractEventLoop, Any, asyncio.Semaphore, Any]] = None
 
     # -- client ---------------------------------------------------------------------------
 
-    def _sdk_create_params(self) -> frozenset:
-        try:
-            from openai.resources.chat import AsyncCompletions
-            return frozenset(inspect.signature(AsyncCompletions.create).parameters)
-        except Exception:  # pragma: no cover - unexpected SDK layout
-            return frozenset()
-
     def _new_client(self) -> Any:
         """A client for the running event loop (the SDK's default HTTP client settings, plus
         the hooks that count attempts and keep the last request id)."""
-        try:   # the SDK's HTTP library (httpx2 in openai 3.x, httpx before)
-            import httpx2 as httpx
-        except ImportError:  # pragma: no cover - older SDK
-            import httpx  # type: ignore[no-redef]
+        httpx = _http_library()
         from openai._constants import DEFAULT_CONNECTION_LIMITS
 
         limits = httpx.Limits(max_connections=max(DEFAULT_CONNECTION_LIMITS.max_connections,
                                                   self.concurrency),
                               max_keepalive_connections=max(100, self.concurrency))
+        aiohttp_transport = _aiohttp_transport_class()
+        inner = (aiohttp_transport(limits=limits) if aiohttp_transport
+                 else httpx.AsyncHTTPTransport(limits=limits))
         http_client = self._openai.DefaultAsyncHttpxClient(
-            transport=_deadline_transport(httpx, self.timeout, limits),
+            transport=_deadline_transport(httpx, self.timeout, inner),
             event_hooks={"request": [_on_request], "response": [_on_response]})
         return self._openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
                                         timeout=self.timeout, max_retries=self.max_retries,
@@ -254,10 +299,7 @@ class OpenAIBackend:
         if self.sampling_params:
             kwargs["temperature"] = params.temperature
             kwargs["top_p"] = params.top_p
-        if self.max_tokens_param in self._create_params or not self._create_params:
-            kwargs[self.max_tokens_param] = params.max_tokens
-        else:  # an SDK older than the parameter: send it in the body all the same
-            kwargs["extra_body"] = {self.max_tokens_param: params.max_tokens}
+        kwargs[self.max_tokens_param] = params.max_tokens
         if request.json_schema is not None:
             if self._format_now == "json_object":   # llama-cpp-python's server takes this form
                 kwargs["response_format"] = {"type": "json_object", "schema": request.json_schema}
@@ -293,6 +335,13 @@ class OpenAIBackend:
                 and isinstance(exc, (o.BadRequestError, o.UnprocessableEntityError,
                                      o.InternalServerError)))
 
+    async def _post(self, client: Any, body: Dict[str, Any]) -> Any:
+        """POST the chat completion through the SDK's generic ``post`` (its retries, timeouts
+        and error types) and keep the raw reply: the typed ``create`` spends more client CPU
+        transforming the request and wrapping the reply than the HTTP exchange itself takes
+        (``benchmarks/bench_http.py``: 1.6 vs 1.0 ms per call at 16 in flight)."""
+        return await client.post("/chat/completions", body=body, cast_to=_http_library().Response)
+
     async def _call(self, client: Any, request: ChatRequest, params: GenParams) -> Completion:
         """One chat completion; never raises for a failed item (a fatal error raises
         :class:`FatalBackendError`). The reply is read as raw JSON (no pydantic objects); the
@@ -303,7 +352,7 @@ class OpenAIBackend:
         try:
             kwargs = self._kwargs(request, params)
             try:
-                raw = await client.chat.completions.with_raw_response.create(**kwargs)
+                http = await self._post(client, kwargs)
             except Exception as exc:
                 if not self._schema_rejected(exc, kwargs):
                     raise
@@ -311,8 +360,7 @@ class OpenAIBackend:
                     LOG.warning("the server rejected response_format json_schema (%s); using "
                                 "json_object with the schema from now on", type(exc).__name__)
                 self._format_now = "json_object"
-                raw = await client.chat.completions.with_raw_response.create(
-                    **self._kwargs(request, params))
+                http = await self._post(client, self._kwargs(request, params))
         except Exception as exc:
             fatal = self._fatal(exc)
             if fatal:
@@ -330,7 +378,7 @@ class OpenAIBackend:
         finally:
             _CALL.reset(token)
         self._connection_failures = 0
-        return self._parse(raw.http_response, record, round(time.perf_counter() - t0, 4), params)
+        return self._parse(http, record, round(time.perf_counter() - t0, 4), params)
 
     def _parse(self, http: Any, record: Dict[str, Any], latency: float, params: GenParams) -> Completion:
         body = http.content
@@ -418,4 +466,5 @@ class OpenAIBackend:
             "sampling_params": self.sampling_params,
             "sdk": "openai",
             "sdk_version": getattr(self._openai, "__version__", None),
+            "http_transport": self.http_transport,
         }

@@ -550,6 +550,10 @@ class _AttackHandler(JSONHandler):
             self.end_headers()
             self.wfile.write(page)
             return None
+        if model == "hangup":    # reads the request, then closes the connection without a reply
+            self.close_connection = True
+            self.connection.shutdown(2)
+            return None
         if model == "trickle":   # headers at once, then a byte every 0.2 s, for ever (until closed)
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -608,6 +612,46 @@ def test_a_down_server_stops_after_consecutive_connection_failures():
     assert _one(backend).error.startswith("APIConnectionError")
     assert _one(backend).error.startswith("APIConnectionError")
     with pytest.raises(FatalBackendError, match="3 calls in a row could not connect"):
+        _one(backend)
+
+
+@pytest.fixture(params=["aiohttp", "httpx"])
+def transport(request, monkeypatch):
+    """Both connection layers the backend can run on; the aiohttp one is what the test venv
+    (``openai[aiohttp]``) uses."""
+    import eval.backends.openai_backend as ob
+
+    if request.param == "httpx":
+        monkeypatch.setattr(ob, "_aiohttp_transport_class", lambda: None)
+    else:
+        pytest.importorskip("aiohttp")
+    return request.param
+
+
+def test_the_test_venv_runs_the_aiohttp_connection_layer(attack_server):
+    backend = _attack_backend(attack_server, "ok")
+    assert backend.http_transport == "aiohttp" and backend.describe()["http_transport"] == "aiohttp"
+    assert _one(backend).text == "ANSWER: 0"
+
+
+def test_connection_errors_keep_their_kind_on_either_transport(attack_server, transport):
+    from eval.backends.base import FatalBackendError
+    from eval.backends.openai_backend import OpenAIBackend
+    import socket
+
+    # a server that hangs up is a connection error (retryable), never a timeout
+    c = _one(_attack_backend(attack_server, "hangup", max_retries=1))
+    assert c.error.startswith("APIConnectionError"), c.error
+    assert c.meta["attempts"] == 2
+    # nothing listening: a connection error, counted towards the down-server stop
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    backend = OpenAIBackend("m", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0,
+                            max_connection_failures=2)
+    assert _one(backend).error.startswith("APIConnectionError")
+    with pytest.raises(FatalBackendError, match="could not connect"):
         _one(backend)
 
 
