@@ -94,6 +94,9 @@ def subset_ids(release: Path) -> List[str]:
 
 def figures(name: str, run_dir: Path, wall_s: float, cpu_s: float, stdout: str,
             remote: bool, commit: str) -> RunFigures:
+    """The run's figures from its transcripts; ``sample`` is the first model-written text (the
+    responder's where the solver is the scripted reference one)."""
+    sample_role = "responder" if name.startswith("reference-") else "solver"
     rows = [json.loads(line) for line in
             (run_dir / "transcripts.jsonl").read_text(encoding="utf-8").splitlines() if line]
     model_s, tokens = 0.0, 0
@@ -109,10 +112,10 @@ def figures(name: str, run_dir: Path, wall_s: float, cpu_s: float, stdout: str,
             meta = turn.get("meta") or {}
             model_s += float(meta.get("latency_s") or 0.0)
             tokens += int((meta.get("usage") or {}).get("completion_tokens") or 0)
+            if not sample and turn.get("raw") and turn.get("role") == sample_role:
+                sample = turn["raw"]
             if turn.get("role") == "solver":
                 fmt += turn.get("action") == "format_error"
-                if not sample and turn.get("raw"):
-                    sample = turn["raw"]
             elif turn.get("role") == "responder":
                 problems = " ".join(turn.get("errors") or [])
                 parse += ("json parse error" in problems or "schema violation" in problems)
@@ -288,7 +291,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     print("\n" + HEADER)
     for r in results:
         print(r.row())
-    print("\nfirst solver text of each run (real model output):")
+    print("\nfirst model-written text of each run (the responder's behind the scripted solver):")
     for r in results:
         print(f"  {r.name}: {r.sample!r}")
     print(f"\nreal-models: total {time.perf_counter() - t_all:.1f} s")

@@ -13,6 +13,11 @@ with a fresh client that it closes before returning, so no client outlives its l
 loop, closed by ``aclose()`` or, failing that, when the loop shuts down its async generators
 (``asyncio.run`` does).
 
+The HTTP path is lean on purpose (``benchmarks/bench_http.py``): requests go through the
+SDK's generic ``post`` with the reply kept as raw JSON (no request transform, no pydantic
+objects), over the SDK's aiohttp connection layer where ``openai[aiohttp]`` is installed (the
+``openai`` extra installs it; httpx's pool is the fallback).
+
 ``openai`` is imported lazily (``pip install 'mira-math[openai]'``): this module imports
 without it.
 """

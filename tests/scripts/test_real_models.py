@@ -34,7 +34,7 @@ def _transcripts(tmp_path: Path) -> Path:
          "meta": {"latency_s": 2.0, "usage": {"completion_tokens": 40}}},
         {"role": "solver", "action": "request", "raw": "REQUEST: x?",
          "meta": {"latency_s": 1.0, "usage": {"completion_tokens": 10}}},
-        {"role": "responder", "errors": ["json parse error: ..."], "meta": {"fallback": True,
+        {"role": "responder", "raw": '{"type": "decline"}', "errors": ["json parse error: ..."], "meta": {"fallback": True,
                                                                            "latency_s": 0.5}},
     ]
     rows = [{"id": "a", "turns": turns_a, "ended_by": "budget", "verdict": None},
@@ -56,6 +56,8 @@ def test_figures_count_every_outcome_and_harness_time_depends_on_where_the_model
     assert local.completion_tokens == 50 and local.model_s == 3.5 and local.run_s == 10.0
     assert local.harness_s() == 6.5                  # the loop minus model time
     assert local.sample == "I think the answer"
+    scripted = rm.figures("reference-x", run, 30.0, 4.0, stdout, remote=True, commit="abc")
+    assert scripted.sample == '{"type": "decline"}'   # the model wrote the responder's text
     remote = rm.figures("openai-x", run, 30.0, 4.25, stdout, remote=True, commit="abc")
     assert remote.harness_s() == 4.25                # overlapping calls: the client's CPU
     assert "abc" in remote.row() and "4.2" in remote.row()
