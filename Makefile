@@ -58,7 +58,7 @@ $(BENCH_VENV)/bin/.installed:
 	touch $@
 
 bench-http: $(BENCH_VENV)/bin/.installed
-	$(BENCH_VENV)/bin/python benchmarks/bench_http.py --client mira inspect --transport aiohttp httpx
+	$(BENCH_VENV)/bin/python benchmarks/bench_http.py --client mira inspect --transport aiohttp httpx --eval 2310
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) build *.egg-info

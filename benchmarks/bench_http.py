@@ -6,6 +6,7 @@ httpx's own connection pool instead of aiohttp's (``--transport httpx``).
 
 Usage: python benchmarks/bench_http.py [--calls N] [--concurrency C ...]
                                        [--client mira inspect] [--transport aiohttp httpx]
+                                       [--eval N]
 (``make bench-http`` builds ``.venv-bench`` with inspect_ai and runs every combination.)
 Prints, per client and concurrency: calls, wall time, calls/s, client CPU ms per call
 (process_time), errors, and each client's CPU per call relative to mira-math's.
@@ -16,13 +17,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import resource
 import subprocess
+import tempfile
 import sys
 import time
 from pathlib import Path
 from typing import Callable, Dict, Tuple
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 import eval.backends.openai_backend as openai_backend  # noqa: E402
 from eval.backends.base import ChatRequest, GenParams  # noqa: E402
@@ -98,6 +103,27 @@ def _inspect_runner(url: str, conc: int) -> Callable[[int], int]:
     return lambda calls: asyncio.run(drive(calls))
 
 
+def _eval_row(url: str, conc: int, instances: int) -> None:
+    """The whole CLI: dataset loading, the async scheduler, the rules responder, transcripts
+    written and fsync'd. Every solver turn is a model call (the stub always asks, so each
+    episode spends its budget); CPU includes the interpreter's start and imports."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "run"
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "mira_cli.main", "eval", "--solver", f"openai:m@{url}",
+                        "--responder", "rules", "--limit", str(instances), "--concurrency", str(conc),
+                        "--out", str(out)], cwd=ROOT, check=True, capture_output=True,
+                       env=dict(os.environ, OPENAI_API_KEY="local"))
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        calls = sum(sum(1 for t in json.loads(line)["turns"] if t["role"] == "solver")
+                    for line in (out / "transcripts.jsonl").read_text().splitlines() if line)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    print(f"{'eval (CLI)':<14} {conc:>11} {calls:>6} {wall:7.2f} {calls / wall:8.0f} "
+          f"{1000 * cpu / calls:12.3f} {'-':>6}", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=4000)
@@ -105,6 +131,9 @@ def main() -> int:
     parser.add_argument("--client", nargs="+", choices=["mira", "inspect"], default=["mira"])
     parser.add_argument("--transport", nargs="+", choices=["aiohttp", "httpx"], default=["aiohttp"],
                         help="mira-math's connection layer (httpx: the SDK's default pool)")
+    parser.add_argument("--eval", type=int, default=0, metavar="N",
+                        help="also run `mira-math eval` (what users run) on the first N release "
+                             "instances against the stub at each concurrency")
     args = parser.parse_args()
     stub = subprocess.Popen([sys.executable, "-c", STUB], stdout=subprocess.PIPE, text=True)
     cpu_ms: Dict[Tuple[str, int], float] = {}
@@ -126,6 +155,8 @@ def main() -> int:
             cpu_ms[(name, conc)] = 1000 * cpu / args.calls
             print(f"{name:<14} {conc:>11} {args.calls:>6} {wall:7.2f} {args.calls / wall:8.0f} "
                   f"{cpu_ms[(name, conc)]:12.3f} {errors:>6}", flush=True)
+        for conc in args.concurrency if args.eval else []:
+            _eval_row(url, conc, args.eval)
     finally:
         stub.terminate()
         stub.wait(timeout=10)
