@@ -281,3 +281,22 @@ def test_the_data_layer_imports_neither_mira_math_nor_eval():
     out = subprocess.run([sys.executable, "-c", code], cwd=RELEASE.parent, capture_output=True,
                          text=True, check=True).stdout.strip()
     assert out == "[]"   # mira_math imports eval only inside the protocol functions
+
+
+def test_no_module_of_the_data_layer_imports_the_evaluation_layer_even_lazily():
+    """A static scan (function bodies included): generators/ and verifiers/ import nothing from
+    eval, the CLI, the importer or the loading script."""
+    import ast
+
+    root = RELEASE.parent
+    upper = {"eval", "mira_cli", "reference_import", "mira_math"}
+    offenders = []
+    for package in ("generators", "verifiers"):
+        for path in sorted((root / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                         else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                         else [])
+                offenders += [f"{path.relative_to(root)}:{node.lineno} {n}" for n in names
+                              if n.split(".")[0] in upper]
+    assert offenders == []

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
 from generators import registry
-from generators.reference_import.check import EXPECTED, REAL, check_instance, summarise
-from generators.reference_import.instance import IMPORT_VERSION, Converted, convert_record
-from generators.reference_import.record import FormatError, read_source
+from reference_import.check import EXPECTED, REAL, check_instance, summarise
+from reference_import.instance import IMPORT_VERSION, Converted, convert_record
+from reference_import.record import FormatError, read_source
 from generators.release import CHECKSUMS, README, RELEASE_INFO, SPLIT, data_path, manifest
 
 SOURCE_REPOSITORY = "https://github.com/cedar-lau/mira-math"

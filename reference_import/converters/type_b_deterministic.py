@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any, Dict, List, Sequence
 
-from generators.reference_import.converters.common import (Conversion, converter, determined,
+from reference_import.converters.common import (Conversion, converter, determined,
                                                            view_determines)
-from generators.reference_import.record import FormatError, Record
+from reference_import.record import FormatError, Record
 
 _GROUP_RE = re.compile(r"^(\S+) and (\S+) are connected in (series|parallel), forming "
                        r"(?:group (G\d+)|the total equivalent resistance)\.$")

@@ -8,11 +8,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Sequence
 
+from eval.slots import UNPARSED, line_slot
 from generators import registry
 from generators.family import Family
-from generators.reference_import.converters import CONVERTERS, Conversion
-from generators.reference_import.record import FormatError, Record
 from generators.schema import Answer, Hint, Instance, View, decode_latent, encode_latent
+from reference_import.converters import CONVERTERS, Conversion
+from reference_import.record import FormatError, Record
 from verifiers.exact import Value, canonical
 
 IMPORT_VERSION = "reference-import-1"
@@ -58,8 +59,6 @@ def _slot_for(family: Family, rec: Record, ours: str) -> str:
     names it), else our family's slot name."""
     if ours:
         return ours
-    from eval.slots import UNPARSED, line_slot
-
     read = line_slot(family.name, rec.hint_line)
     if not read.startswith(UNPARSED):
         return read

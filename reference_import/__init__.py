@@ -32,9 +32,9 @@ as our ``Instance``), :mod:`.check` (the cross-check and the validators' finding
 :mod:`.folder` (the release folder, its README and the printed summary).
 """
 
-from generators.reference_import.folder import (CHECK_REPORT, import_reference, prepare_folder,
+from reference_import.folder import (CHECK_REPORT, import_reference, prepare_folder,
                                                 render_text_summary)
-from generators.reference_import.record import FormatError, read_source
+from reference_import.record import FormatError, read_source
 
 __all__ = ["CHECK_REPORT", "FormatError", "import_reference", "prepare_folder", "read_source",
            "render_text_summary"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from itertools import product
 from typing import List, Sequence, Tuple
 
-from generators.reference_import.converters.common import (Conversion, converter, as_fraction,
+from reference_import.converters.common import (Conversion, converter, as_fraction,
                                                            view_determines)
-from generators.reference_import.record import FormatError, Record
+from reference_import.record import FormatError, Record
 from generators.text import frac, linear
 
 

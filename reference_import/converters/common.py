@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 from generators.linalg import rank
 
 if TYPE_CHECKING:  # pragma: no cover
-    from generators.reference_import.record import Record
+    from reference_import.record import Record
 
 
 @dataclass

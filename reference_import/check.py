@@ -10,11 +10,12 @@ from collections import Counter
 from dataclasses import replace
 from typing import Dict, Optional, Sequence, Tuple
 
+from eval.slots import line_slot, mentioned_slots
 from generators import registry
 from generators.family import Family
-from generators.reference_import.instance import Converted
 from generators.schema import Answer, Instance, View
 from generators.validate import validate_instance
+from reference_import.instance import Converted
 from verifiers.exact import canonical, equal
 
 # Finding properties. ``consistency`` always fails for imported data (the stored lines are
@@ -113,8 +114,6 @@ def check_instance(conv: Converted) -> dict:
         findings.append({"property": "schema", "source": "validator",
                          "detail": f"our family cannot render the latent state: "
                                    f"{type(err).__name__}: {err}"})
-    from eval.slots import line_slot, mentioned_slots
-
     slot = conv.hint.slot
     readable = (line_slot(inst.family, conv.hint.constraint) == slot
                 and mentioned_slots(inst.family, f"What is the value of {slot}?") == {slot})

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from mira_cli.main import main
-from generators.reference_import import (CHECK_REPORT, FormatError, import_reference,
+from reference_import import (CHECK_REPORT, FormatError, import_reference,
                                          read_source)
 from generators.release import check_manifest, data_path
 from generators.schema import read_jsonl
@@ -259,6 +259,6 @@ def test_the_folder_loads_with_datasets(imported, tmp_path):
 
 def test_every_registered_family_has_a_converter():
     from generators import registry
-    from generators.reference_import.converters import CONVERTERS
+    from reference_import.converters import CONVERTERS
 
     assert sorted(CONVERTERS) == sorted(registry.names())

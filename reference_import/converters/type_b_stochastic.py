@@ -8,9 +8,9 @@ from itertools import combinations
 from math import gcd, lcm
 from typing import Any, List, Sequence, Tuple
 
-from generators.reference_import.converters.common import (Conversion, converter, as_fraction,
+from reference_import.converters.common import (Conversion, converter, as_fraction,
                                                            view_determines)
-from generators.reference_import.record import FormatError, Record
+from reference_import.record import FormatError, Record
 from generators.text import frac
 
 
