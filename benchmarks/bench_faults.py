@@ -16,9 +16,7 @@ import os
 import socket
 import sys
 import tempfile
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Callable, List, Tuple
 
@@ -26,62 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from eval.runner import RunLock  # noqa: E402
 from mira_cli.main import main  # noqa: E402
+from tests.eval.openai_stub import AttackHandler, AttackState, serve  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / "mira-math"
-
-
-class Handler(BaseHTTPRequestHandler):
-    """The request's model name picks the attack."""
-
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def _send(self, status: int, payload: bytes, kind: str = "application/json") -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-        except OSError:
-            pass
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-        model = body["model"]
-        if model == "unauthorized":
-            return self._send(401, b'{"error": {"message": "invalid api key"}}')
-        if model == "missing":
-            return self._send(404, b'{"error": {"message": "model not found"}}')
-        if model == "html":
-            return self._send(200, b"<!DOCTYPE html><html>captive portal</html>", "text/html")
-        if model == "trickle":
-            try:
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", "100000")
-                self.end_headers()
-                for _ in range(100):
-                    self.wfile.write(b" ")
-                    self.wfile.flush()
-                    time.sleep(0.5)
-            except OSError:
-                pass
-            return None
-        if model == "schema500" and body.get("response_format", {}).get("type") == "json_schema":
-            return self._send(500, b'{"error": {"message": "unsupported response_format"}}')
-        finish = "length" if model == "truncating" else "stop"
-        text = "REQUEST: What is the value of" if model == "truncating" else "ANSWER: 0"
-        if "response_format" in body:
-            text = json.dumps({"decision": "decline", "line": None})
-        reply = {"id": "c", "object": "chat.completion", "created": 1, "model": model,
-                 "choices": [{"index": 0, "finish_reason": finish,
-                              "message": {"role": "assistant", "content": text}}],
-                 "usage": {"prompt_tokens": 1, "completion_tokens": 5, "total_tokens": 6}}
-        return self._send(200, json.dumps(reply).encode())
 
 
 def cli(*args: str) -> Tuple[int, str]:
@@ -164,6 +110,7 @@ def attacks(url: str, tmp: Path, limit: str) -> List[Tuple[str, Callable[[], Tup
         ("trickling server, --timeout 2", lambda: ev("trickle", "trickle", "--timeout", "2",
                                                       "--max-retries", "0")),
         ("HTML 200 page", lambda: ev("html", "html")),
+        ("server hangs up without a reply", lambda: ev("hangup", "hangup")),
         ("json_schema rejected with 500", lambda: cli(
             "eval", "--solver", "reference", "--responder", f"llm:openai:schema500@{url}",
             "--limit", limit, "--out", tmp / "schema")),
@@ -183,12 +130,9 @@ def main_bench() -> int:
     args = parser.parse_args()
     for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"):
         os.environ.pop(var, None)
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
     print(f"{'attack':36} {'exit':>4} {'s':>6}  outcome")
-    with tempfile.TemporaryDirectory() as tmp:
+    with serve(AttackHandler, AttackState()) as httpd, tempfile.TemporaryDirectory() as tmp:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
         for name, attack in attacks(url, Path(tmp), args.limit):
             t0 = time.perf_counter()
             try:
@@ -196,7 +140,6 @@ def main_bench() -> int:
             except BaseException as exc:  # a traceback is a finding: report it
                 code, line = -1, f"TRACEBACK {type(exc).__name__}: {exc}"[:110]
             print(f"{name:36} {code:>4} {time.perf_counter() - t0:6.1f}  {line}")
-    httpd.shutdown()
     return 0
 
 

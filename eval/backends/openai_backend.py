@@ -39,7 +39,7 @@ from eval.backends.base import ChatRequest, Completion, FatalBackendError, GenPa
 
 LOG = logging.getLogger("mira_math")
 OFFICIAL_HOST = "api.openai.com"
-MAX_CONNECTION_FAILURES = 5   # consecutive calls that could not connect: the server is down
+MAX_CONNECTION_FAILURES = 5   # consecutive calls with no reply at all: the server is down
 RESPONSE_FORMATS = ("auto", "json_schema", "json_object")
 # words in a 5xx body that mean "your request is malformed" (llama.cpp answers an unsupported
 # response_format with HTTP 500): such a reply is not retried
@@ -61,7 +61,7 @@ def _aiohttp_transport_class() -> Optional[Any]:
     (2 vCPUs, 256 calls in flight): httpx's pool scans every connection for every request
     (3.2 ms of client CPU per call), aiohttp's does not (0.9 ms)."""
     try:
-        import aiohttp  # noqa: F401
+        import aiohttp  # noqa: F401  (the adapter needs it)
         from openai._vendor.httpx_aiohttp.transport import AiohttpTransport
     except ImportError:
         return None
@@ -142,6 +142,16 @@ DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 # SDKs without ``_request_id`` and for failed calls).
 _CALL: contextvars.ContextVar[Optional[Dict[str, Any]]] = contextvars.ContextVar(
     "mira_openai_call", default=None)
+
+
+def _describe(exc: BaseException) -> str:
+    """``Type: message``, with the transport's cause where the SDK's own message hides it
+    (its connection errors all read ``Connection error.``)."""
+    text = f"{type(exc).__name__}: {exc}"
+    cause = exc.__cause__
+    if cause is not None and str(cause) and str(cause) not in text:
+        text += f" ({type(cause).__name__}: {cause})"
+    return text
 
 
 def _http_library() -> Any:
@@ -331,8 +341,8 @@ class OpenAIBackend:
         if isinstance(exc, o.APIConnectionError) and not isinstance(exc, o.APITimeoutError):
             self._connection_failures += 1
             if self._connection_failures >= self.max_connection_failures:
-                return (f"{self._connection_failures} calls in a row could not connect to {url} "
-                        f"(is the server running?): {exc}")
+                return (f"{self._connection_failures} calls in a row got no reply from {url} "
+                        f"(is the server running?): {_describe(exc)}")
         return None
 
     def _schema_rejected(self, exc: Exception, kwargs: Dict[str, Any]) -> bool:
@@ -387,7 +397,7 @@ class OpenAIBackend:
             request_id = getattr(exc, "request_id", None) or record["request_id"]
             if request_id:
                 meta["request_id"] = request_id
-            return Completion(error=f"{type(exc).__name__}: {exc}", meta=meta)
+            return Completion(error=_describe(exc), meta=meta)
         finally:
             _CALL.reset(token)
         self._connection_failures = 0

@@ -1,11 +1,14 @@
-"""A local OpenAI-compatible HTTP server for tests: the real ``openai`` SDK talks to it over
-real HTTP on 127.0.0.1. Tests subclass :class:`JSONHandler` with their scripted ``do_POST``."""
+"""A local OpenAI-compatible HTTP server for tests and ``benchmarks/bench_faults.py``: the real
+``openai`` SDK talks to it over real HTTP on 127.0.0.1. Tests subclass :class:`JSONHandler`
+with their scripted ``do_POST``; :class:`AttackHandler` is the misbehaving server that both the
+fault tests and the fault benchmark replay."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Iterator
 
@@ -51,3 +54,72 @@ def serve(handler: type, state: Any) -> Iterator[ThreadingHTTPServer]:
         httpd.shutdown()
         httpd.server_close()
         thread.join(timeout=5)
+
+
+class AttackState:
+    """What an :class:`AttackHandler` server has received (request bodies, in order)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.bodies: list = []
+
+
+class AttackHandler(JSONHandler):
+    """The request's model name picks the behaviour: ``unauthorized`` (401), ``missing`` (404),
+    ``schema500`` (500 for a ``json_schema`` response format), ``html`` (a 200 HTML page),
+    ``trickle`` (headers at once, then a byte every 0.2 s for 100 s), ``hangup`` (reads the
+    request, closes the connection), ``truncating`` (a turn cut off by the token limit); any
+    other name gets a normal reply (a decline for structured requests, else ``ANSWER: 0``) that
+    reports 900 completion tokens, past small token limits."""
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        with self.server.state.lock:
+            self.server.state.bodies.append(body)
+        model = body["model"]
+        if model == "unauthorized":
+            return self._send(401, {"error": {"message": "bad key", "type": "invalid_api_key"}})
+        if model == "missing":
+            return self._send(404, {"error": {"message": "model not found"}})
+        if model == "schema500" and body.get("response_format", {}).get("type") == "json_schema":
+            return self._send(500, {"error": {"message": "unsupported response_format json_schema"}})
+        if model == "html":
+            return self._raw(200, b"<!DOCTYPE html><html><body>login</body></html>", "text/html")
+        if model == "hangup":
+            self.close_connection = True
+            self.connection.shutdown(2)
+            return None
+        if model == "trickle":
+            return self._trickle()
+        truncated = model == "truncating"
+        text = ("REQUEST: What is the value of" if truncated
+                else json.dumps({"decision": "decline", "line": None}) if "response_format" in body
+                else "ANSWER: 0")
+        return self._send(200, {
+            "id": "c1", "object": "chat.completion", "created": 1, "model": model,
+            "choices": [{"index": 0, "finish_reason": "length" if truncated else "stop",
+                         "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 900, "total_tokens": 901}})
+
+    def _raw(self, status: int, payload: bytes, kind: str) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+        except OSError:
+            pass
+
+    def _trickle(self) -> None:
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            for _ in range(500):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.2)
+        except OSError:
+            pass

@@ -19,7 +19,7 @@ import functools
 import json
 import threading
 import time
-from tests.eval.openai_stub import JSONHandler, serve
+from tests.eval.openai_stub import AttackHandler, AttackState, JSONHandler, serve
 from pathlib import Path
 
 import pytest
@@ -520,60 +520,10 @@ def test_llm_responder_over_http_with_bad_json_and_a_500_storm(api, tmp_path):
 # ------------------------------------------------------------------ issue 14/13: fail fast, deadline,
 # odd replies. One scripted server; the request's model name picks the behaviour.
 
-class _AttackState:
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.bodies = []
-
-
-class _AttackHandler(JSONHandler):
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-        with self.server.state.lock:
-            self.server.state.bodies.append(body)
-        model = body["model"]
-        ok = {"id": "c1", "object": "chat.completion", "created": 1, "model": model,
-              "choices": [{"index": 0, "finish_reason": "stop",
-                           "message": {"role": "assistant", "content": "ANSWER: 0"}}],
-              "usage": {"prompt_tokens": 1, "completion_tokens": 900, "total_tokens": 901}}
-        if model == "unauthorized":
-            return self._send(401, {"error": {"message": "bad key", "type": "invalid_api_key"}})
-        if model == "missing":
-            return self._send(404, {"error": {"message": "model not found"}})
-        if model == "schema500" and body.get("response_format", {}).get("type") == "json_schema":
-            return self._send(500, {"error": {"message": "unsupported response_format json_schema"}})
-        if model == "html":
-            page = b"<!DOCTYPE html><html><body>login</body></html>"
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(page)))
-            self.end_headers()
-            self.wfile.write(page)
-            return None
-        if model == "hangup":    # reads the request, then closes the connection without a reply
-            self.close_connection = True
-            self.connection.shutdown(2)
-            return None
-        if model == "trickle":   # headers at once, then a byte every 0.2 s, for ever (until closed)
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", "100000")
-            self.end_headers()
-            try:
-                for _ in range(200):
-                    self.wfile.write(b" ")
-                    self.wfile.flush()
-                    time.sleep(0.2)
-            except OSError:
-                pass
-            return None
-        return self._send(200, ok)
-
-
 @pytest.fixture(scope="module")
 def attack_server():
     pytest.importorskip("openai")
-    with serve(_AttackHandler, _AttackState()) as httpd:
+    with serve(AttackHandler, AttackState()) as httpd:
         yield httpd
 
 
@@ -611,7 +561,7 @@ def test_a_down_server_stops_after_consecutive_connection_failures():
                             max_connection_failures=3)
     assert _one(backend).error.startswith("APIConnectionError")
     assert _one(backend).error.startswith("APIConnectionError")
-    with pytest.raises(FatalBackendError, match="3 calls in a row could not connect"):
+    with pytest.raises(FatalBackendError, match="3 calls in a row got no reply"):
         _one(backend)
 
 
@@ -642,6 +592,7 @@ def test_connection_errors_keep_their_kind_on_either_transport(attack_server, tr
     # a server that hangs up is a connection error (retryable), never a timeout
     c = _one(_attack_backend(attack_server, "hangup", max_retries=1))
     assert c.error.startswith("APIConnectionError"), c.error
+    assert "RemoteProtocolError" in c.error, c.error    # the cause, not just "Connection error."
     assert c.meta["attempts"] == 2
     # nothing listening: a connection error, counted towards the down-server stop
     sock = socket.socket()
@@ -650,8 +601,9 @@ def test_connection_errors_keep_their_kind_on_either_transport(attack_server, tr
     sock.close()
     backend = OpenAIBackend("m", base_url=f"http://127.0.0.1:{port}/v1", max_retries=0,
                             max_connection_failures=2)
-    assert _one(backend).error.startswith("APIConnectionError")
-    with pytest.raises(FatalBackendError, match="could not connect"):
+    refused = _one(backend).error
+    assert refused.startswith("APIConnectionError") and "ConnectError" in refused, refused
+    with pytest.raises(FatalBackendError, match="got no reply"):
         _one(backend)
 
 
