@@ -36,7 +36,7 @@ browser:
 test: venv browser
 	$(BIN)/python -m pytest
 
-bench: venv
+bench: venv browser
 	$(BIN)/python benchmarks/bench_generation.py
 	$(BIN)/python benchmarks/bench_verifier.py
 	$(BIN)/python benchmarks/bench_answers.py
@@ -46,6 +46,9 @@ bench: venv
 	$(BIN)/python benchmarks/bench_slots.py
 	$(BIN)/python benchmarks/bench_score.py
 	$(BIN)/python benchmarks/bench_scale.py
+	$(BIN)/python benchmarks/bench_http.py --eval 2310
+	$(BIN)/python benchmarks/bench_faults.py
+	$(BIN)/python benchmarks/bench_view.py
 
 # The HTTP path side by side with inspect_ai on the same stub; inspect_ai is heavy, so it lives in
 # its own environment, not the test venv.
