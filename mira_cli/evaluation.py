@@ -142,6 +142,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
                   f"({', '.join(blind)}); it will decline there. Use --responder llm:... or "
                   f"--condition oracle-hint for them (docs/reference_import.md).", file=sys.stderr)
     params = GenParams(temperature=args.temperature, max_tokens=args.max_tokens)
+    scripted = args.solver in ("reference", "noask")
+    if scripted and (args.temperature != 0.0 or args.max_tokens != 4096):
+        print(f"warning: --temperature and --max-tokens do not change the scripted solver "
+              f"{args.solver!r}: this run is the same run (same run_hash) as one without them",
+              file=sys.stderr)
     try:
         solver = make_solver(args.solver, params, **options)
         responder = make_responder(args.responder, solver, options)
@@ -161,7 +166,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     config = RunConfig(
         solver=args.solver, responder=args.responder, regime=args.regime,
         condition=args.condition.replace("-", "_"), protocol=args.protocol,
-        solver_params=params.as_dict() if args.solver not in ("reference", "noask") else {},
+        solver_params={} if scripted else params.as_dict(),
         responder_params={} if args.responder == "rules" else {"temperature": 0.0, "max_tokens": 256},
         selection={"families": args.families, "ids": args.ids, "limit": args.limit,
                    "shard": list(args.shard) if args.shard else None,

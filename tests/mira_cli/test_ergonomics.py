@@ -180,3 +180,16 @@ def test_no_warning_for_the_regenerable_release(tmp_path, capsys):
     assert main(["eval", "--solver", "reference", "--data", str(RELEASE), "--limit", "1",
                  "--out", str(tmp_path / "run")]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def test_decoding_options_on_a_scripted_solver_are_said_to_change_nothing(tmp_path, capsys):
+    import json as _json
+
+    runs = []
+    for name, extra in (("plain", []), ("hot", ["--temperature", "0.7", "--max-tokens", "64"])):
+        assert main(["eval", "--solver", "reference", "--data", str(RELEASE), "--limit", "1",
+                     *extra, "--out", str(tmp_path / name)]) == 0
+        runs.append(_json.loads((tmp_path / name / "manifest.json").read_text())["run_hash"])
+        err = capsys.readouterr().err
+        assert ("do not change the scripted solver" in err) == bool(extra)
+    assert runs[0] == runs[1]
