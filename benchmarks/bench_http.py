@@ -160,6 +160,7 @@ def main() -> int:
     finally:
         stub.terminate()
         stub.wait(timeout=10)
+        stub.stdout.close()
     base = "mira/" + args.transport[0]
     for (name, conc), ms in cpu_ms.items():
         if name != base and (base, conc) in cpu_ms:
