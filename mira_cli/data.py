@@ -234,8 +234,8 @@ def cmd_publish(args: argparse.Namespace) -> int:
 def cmd_import_reference(args: argparse.Namespace) -> int:
     """Convert the paper authors' released JSONL into a release folder (see
     docs/reference_import.md); ``--check`` cross-checks every answer and runs the validators."""
-    from reference_import import (CHECK_REPORT, FormatError, import_reference,
-                                             prepare_folder, render_text_summary)
+    from reference_import import (CHECK_REPORT, FormatError, import_reference, prepare_folder,
+                                  render_text_summary)
     from generators.release import write_release
 
     check = args.check or args.strict

@@ -11,6 +11,7 @@ from generators.release import DEFAULT_RELEASE
 from mira_cli.data import did_you_mean, non_negative_int, positive_int, unknown_families
 
 SCRIPTED_SOLVERS = ("reference", "noask")
+DEFAULT_MAX_TOKENS = 4096
 BACKEND_KINDS = ("vllm", "openai", "transformers")
 INSTALL_HINTS = {"vllm": "pip install -e '.[vllm]'", "openai": "pip install -e '.[openai]'",
                  "transformers": "pip install -e '.[transformers]'"}
@@ -142,8 +143,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
                   f"({', '.join(blind)}); it will decline there. Use --responder llm:... or "
                   f"--condition oracle-hint for them (docs/reference_import.md).", file=sys.stderr)
     params = GenParams(temperature=args.temperature, max_tokens=args.max_tokens)
-    scripted = args.solver in ("reference", "noask")
-    if scripted and (args.temperature != 0.0 or args.max_tokens != 4096):
+    scripted = args.solver in SCRIPTED_SOLVERS
+    if scripted and (args.temperature != 0.0 or args.max_tokens != DEFAULT_MAX_TOKENS):
         print(f"warning: --temperature and --max-tokens do not change the scripted solver "
               f"{args.solver!r}: this run is the same run (same run_hash) as one without them",
               file=sys.stderr)
@@ -271,7 +272,7 @@ def add_commands(sub) -> None:
     e.add_argument("--resume", action="store_true", help="skip finished instances (same config only)")
     e.add_argument("--retry-errors", action="store_true", help="rerun only instances that errored")
     e.add_argument("--temperature", type=float, default=0.0, metavar="T", help="solver sampling temperature")
-    e.add_argument("--max-tokens", type=positive_int, default=4096, metavar="N",
+    e.add_argument("--max-tokens", type=positive_int, default=DEFAULT_MAX_TOKENS, metavar="N",
                    help="solver tokens per turn; reasoning models think before the action line "
                         "and a cut-off message counts as a request, so give them 8192 or more")
     e.add_argument("--window", type=positive_int, default=4096, metavar="N",

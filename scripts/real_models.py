@@ -259,7 +259,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 print(f"vllm serve up on 127.0.0.1:{port} in {time.perf_counter() - t0:.1f} s",
                       flush=True)
                 url = f"http://127.0.0.1:{port}/v1"
-            if callable(extra):
+            remote = callable(extra)   # the runs that talk to the server
+            if remote:
                 extra = extra(url) + ["--concurrency", "4", "--timeout", "120",
                                       "--max-retries", "0"]
             env_run = dict(env, OPENAI_API_KEY=env.get("OPENAI_API_KEY", "local"))
@@ -268,8 +269,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             print(f"-- {name}", flush=True)
             wall, cpu, stdout = mira(["eval", *extra, *common, "--out", str(out)], env_run)
             print(stdout.strip(), flush=True)
-            results.append(figures(name, out, wall, cpu, stdout, remote=name.startswith(
-                ("openai-", "reference-llmopenai")), commit=commit))
+            results.append(figures(name, out, wall, cpu, stdout, remote=remote, commit=commit))
             done_dirs.append(out)
             print(HEADER + "\n" + results[-1].row(), flush=True)
             saved[name] = {"settings": settings, "figures": asdict(results[-1])}

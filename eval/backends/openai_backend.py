@@ -263,7 +263,9 @@ class OpenAIBackend:
         self.max_retries = int(max_retries)
         self.max_tokens_param = max_tokens_param
         self.sampling_params = sampling_params
-        self.http_transport = "aiohttp" if _aiohttp_transport_class() else "httpx"
+        self._aiohttp_transport = _aiohttp_transport_class()
+        self.http_transport = "aiohttp" if self._aiohttp_transport else "httpx"
+        self._response_class = _http_library().Response   # what the raw ``post`` returns
         self._post_takes_content = "content" in inspect.signature(
             self._openai.AsyncOpenAI.post).parameters
         # acomplete's client: (loop, client, semaphore, closer), rebuilt when the loop changes
@@ -280,8 +282,7 @@ class OpenAIBackend:
         limits = httpx.Limits(max_connections=max(DEFAULT_CONNECTION_LIMITS.max_connections,
                                                   self.concurrency),
                               max_keepalive_connections=max(100, self.concurrency))
-        aiohttp_transport = _aiohttp_transport_class()
-        inner = (aiohttp_transport(limits=limits) if aiohttp_transport
+        inner = (self._aiohttp_transport(limits=limits) if self._aiohttp_transport
                  else httpx.AsyncHTTPTransport(limits=limits))
         http_client = self._openai.DefaultAsyncHttpxClient(
             transport=_deadline_transport(httpx, self.timeout, inner),
@@ -362,8 +363,8 @@ class OpenAIBackend:
         ``content=`` (it deep-copies a ``body`` dict, messages included, on every attempt)."""
         if self._post_takes_content:
             return await client.post("/chat/completions", content=json.dumps(body).encode(),
-                                     cast_to=_http_library().Response)
-        return await client.post("/chat/completions", body=body, cast_to=_http_library().Response)
+                                     cast_to=self._response_class)
+        return await client.post("/chat/completions", body=body, cast_to=self._response_class)
 
     async def _call(self, client: Any, request: ChatRequest, params: GenParams) -> Completion:
         """One chat completion; never raises for a failed item (a fatal error raises
