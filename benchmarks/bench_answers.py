@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "verifiers"))
 
 import corpus  # noqa: E402
-from eval.protocol import parse_action  # noqa: E402
-from verifiers import verify  # noqa: E402
+from mira_math.game.protocol import parse_action  # noqa: E402
+from mira_math.verifiers import verify  # noqa: E402
 
 
 def _ours(case) -> bool:

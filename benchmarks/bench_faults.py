@@ -22,8 +22,8 @@ from typing import Callable, List, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from eval.runner import RunLock  # noqa: E402
-from mira_cli.main import main  # noqa: E402
+from mira_math.eval.runner import RunLock  # noqa: E402
+from mira_math.cli.main import main  # noqa: E402
 from tests.eval.openai_stub import AttackHandler, AttackState, serve  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

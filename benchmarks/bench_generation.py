@@ -14,11 +14,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from generators import registry  # noqa: E402
-from generators.build import make_instance  # noqa: E402
-from generators.release import render_release  # noqa: E402
-from generators.seeds import PUBLIC  # noqa: E402
-from generators.validate import validate_instance  # noqa: E402
+from mira_math.generators import registry  # noqa: E402
+from mira_math.generators.build import make_instance  # noqa: E402
+from mira_math.generators.release import render_release  # noqa: E402
+from mira_math.generators.seeds import PUBLIC  # noqa: E402
+from mira_math.generators.validate import validate_instance  # noqa: E402
 
 
 def main() -> None:
@@ -64,7 +64,7 @@ def main() -> None:
 
 def _capacity(names) -> None:
     """Time to generate the public split and up to ten disjoint held-out splits per family."""
-    from generators.capacity import measure
+    from mira_math.generators.capacity import measure
 
     print(f"{'family':34s} {'splits':>7s} {'instances':>10s} {'s':>6s} {'inst/s':>7s}")
     for name in names:

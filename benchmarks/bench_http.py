@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import eval.backends.openai_backend as openai_backend  # noqa: E402
-from eval.backends.base import ChatRequest, GenParams  # noqa: E402
-from eval.backends.openai_backend import OpenAIBackend  # noqa: E402
+from mira_math.eval.backends.base import ChatRequest, GenParams  # noqa: E402
+from mira_math.eval.backends.openai_backend import OpenAIBackend  # noqa: E402
 
 STUB = r'''
 import json, sys
@@ -111,7 +111,7 @@ def _eval_row(url: str, conc: int, instances: int) -> None:
         out = Path(tmp) / "run"
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "mira_cli.main", "eval", "--solver", f"openai:m@{url}",
+        subprocess.run([sys.executable, "-m", "mira_math.cli.main", "eval", "--solver", f"openai:m@{url}",
                         "--responder", "rules", "--limit", str(instances), "--concurrency", str(conc),
                         "--out", str(out)], cwd=ROOT, check=True, capture_output=True,
                        env=dict(os.environ, OPENAI_API_KEY="local"))

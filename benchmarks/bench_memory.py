@@ -21,10 +21,10 @@ DRIVER = r"""
 import dataclasses, itertools, resource, sys, tempfile, time
 from pathlib import Path
 sys.path.insert(0, {root!r})
-from eval.episode import Episode
-from eval.responders.rules import RulesResponder
-from eval.runner import data_files, load_data, run_batched
-from eval.solvers import ReferenceSolver
+from mira_math.game.episode import Episode
+from mira_math.game.responders.rules import RulesResponder
+from mira_math.eval.runner import data_files, load_data, run_batched
+from mira_math.eval.solvers import ReferenceSolver
 
 n, window = {n}, {window}
 release = load_data(data_files("all", None, Path({root!r}) / "mira-math")).instances

@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from eval.backends.base import Completion  # noqa: E402
-from eval.responders.base import decline  # noqa: E402
-from eval.runner import RunConfig, data_files, load_data, run  # noqa: E402
+from mira_math.eval.backends.base import Completion  # noqa: E402
+from mira_math.game.responders.base import decline  # noqa: E402
+from mira_math.eval.runner import RunConfig, data_files, load_data, run  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,7 +61,7 @@ def main() -> None:
     args = parser.parse_args()
     selection = load_data(data_files("all", None, ROOT / "mira-math"))
     if args.responder == "rules":
-        from eval.responders.rules import RulesResponder
+        from mira_math.game.responders.rules import RulesResponder
 
         responder = RulesResponder()
     else:

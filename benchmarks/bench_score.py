@@ -3,7 +3,7 @@
 The transcripts are real ones (the offline ``reference`` and ``noask`` solvers on the committed
 release, alternating), repeated over a synthetic dataset whose instances are the release's with
 new ids, so every transcript joins with its own instance. Each measurement is a fresh process
-(``python -m mira_cli.main ...``); peak memory is its maximum resident set size. ``report`` is
+(``python -m mira_math.cli.main ...``); peak memory is its maximum resident set size. ``report`` is
 measured twice: after ``score`` (it reuses scores.json) and cold (no scores.json: it scores).
 
 Usage: python benchmarks/bench_score.py [--sizes 2000 10000 50000 100000]
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 MEASURE = """
 import resource, sys, time
-from mira_cli.main import main
+from mira_math.cli.main import main
 t, c = time.perf_counter(), time.process_time()
 rc = main(sys.argv[1:])
 wall, cpu = time.perf_counter() - t, time.process_time() - c
@@ -37,7 +37,7 @@ def base_runs(tmp: Path) -> dict:
     runs = {}
     for solver in ("reference", "noask"):
         out = tmp / f"base-{solver}"
-        subprocess.run([sys.executable, "-m", "mira_cli.main", "eval", "--solver", solver, "--out", str(out)],
+        subprocess.run([sys.executable, "-m", "mira_math.cli.main", "eval", "--solver", solver, "--out", str(out)],
                        cwd=ROOT, check=True, capture_output=True)
         runs[solver] = out
     return runs

@@ -20,10 +20,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "eval" / "responders"))
 
 from corpora import leak_corpus, precise_corpus, release  # noqa: E402
-from eval.responders.base import ResponderTurn  # noqa: E402
-from eval.responders.llm import fallback_offer, parse_reply  # noqa: E402
-from eval.responders.rules import decide  # noqa: E402
-from eval.slots import MAX_REQUEST_CHARS, families, read_request  # noqa: E402
+from mira_math.game.responders.base import ResponderTurn  # noqa: E402
+from mira_math.eval.llm_responder import fallback_offer, parse_reply  # noqa: E402
+from mira_math.game.responders.rules import decide  # noqa: E402
+from mira_math.game.slots import MAX_REQUEST_CHARS, families, read_request  # noqa: E402
 
 TYPICAL = ["What is the value of P(H)?", "Can you help me solve this?", "Please tell me the third congruence.",
            "What is R3? I need it for the equivalent resistance.", "What is E[s3][o2]?",

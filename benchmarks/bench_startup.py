@@ -19,12 +19,12 @@ ROOT = Path(__file__).resolve().parents[1]
 DRIVER = r"""
 import os, sys, time
 sys.path.insert(0, {root!r})
-import eval.solvers as solvers
+import mira_math.eval.solvers as solvers
 def first_call(self, calls):
     print(time.time(), len(calls), flush=True)
     os._exit(0)
 solvers.ReferenceSolver.generate = first_call
-from mira_cli.main import main
+from mira_math.cli.main import main
 main(["eval", "--solver", "reference", "--config", {config!r}, "--release", {release!r},
       "--out", {out!r}])
 """

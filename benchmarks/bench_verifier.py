@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from verifiers import verify  # noqa: E402
+from mira_math.verifiers import verify  # noqa: E402
 
 
 def _fuzz_module():

@@ -14,8 +14,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from eval.view import build_view  # noqa: E402
-from mira_cli.main import main  # noqa: E402
+from mira_math.eval.view import build_view  # noqa: E402
+from mira_math.cli.main import main  # noqa: E402
 from tests.eval.view.conftest import synthetic_run  # noqa: E402
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from eval.backends.base import ChatRequest, Completion, GenParams  # noqa: E402
+from mira_math.eval.backends.base import ChatRequest, Completion, GenParams  # noqa: E402
 
 CONFIG = ROOT / "scripts" / "configs" / "llama-3.1-8b-instruct.json"
 SPECIALS = ["<|begin_of_text|>", "<|end_of_text|>", "<|start_header_id|>", "<|end_header_id|>",
@@ -164,10 +164,10 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     import torch
 
-    from eval.backends.transformers_backend import TransformersBackend
-    from eval.responders.rules import RulesResponder
-    from eval.runner import RunConfig, data_files, load_data, run
-    from eval.solvers import ModelSolver
+    from mira_math.eval.backends.transformers_backend import TransformersBackend
+    from mira_math.game.responders.rules import RulesResponder
+    from mira_math.eval.runner import RunConfig, data_files, load_data, run
+    from mira_math.eval.solvers import ModelSolver
 
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         print("no CUDA device visible (use --device cpu --tiny for the smoke test)")

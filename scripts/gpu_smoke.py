@@ -96,7 +96,7 @@ SCHEMA = {"type": "object", "properties": {"type": {"type": "string"},
 
 def smoke_requests() -> List[Any]:
     """8 short chats: single and multi turn, with and without a system message, one JSON."""
-    from eval.backends.base import ChatRequest
+    from mira_math.eval.backends.base import ChatRequest
 
     system = {"role": "system", "content": "You request one missing fact , then answer ."}
     chats = [
@@ -137,8 +137,8 @@ def check_batch(name: str, completions: List[Any], n: int, max_tokens: int) -> N
 
 def run_transformers(model_dir: Path, device: str, max_tokens: int, timings: Dict[str, float],
                      dtype: str) -> Dict[str, Any]:
-    from eval.backends.base import GenParams
-    from eval.backends.transformers_backend import TransformersBackend
+    from mira_math.eval.backends.base import GenParams
+    from mira_math.eval.backends.transformers_backend import TransformersBackend
 
     t0 = time.perf_counter()
     backend = TransformersBackend(str(model_dir), device=device, dtype=dtype, batch_size=8)
@@ -170,8 +170,8 @@ def run_transformers(model_dir: Path, device: str, max_tokens: int, timings: Dic
 
 
 def run_vllm(model_dir: Path, max_tokens: int, timings: Dict[str, float]) -> Dict[str, Any]:
-    from eval.backends.base import GenParams
-    from eval.backends.vllm_backend import VLLMBackend
+    from mira_math.eval.backends.base import GenParams
+    from mira_math.eval.backends.vllm_backend import VLLMBackend
 
     t0 = time.perf_counter()
     backend = VLLMBackend(str(model_dir), max_model_len=512, gpu_memory_utilization=0.3,

@@ -145,7 +145,7 @@ def mira(args: List[str], env: Dict[str, str]) -> Tuple[float, float, str]:
     it waited for) and stdout."""
     t0 = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run([sys.executable, "-m", "mira_cli.main", *args], cwd=ROOT, env=env,
+    proc = subprocess.run([sys.executable, "-m", "mira_math.cli.main", *args], cwd=ROOT, env=env,
                           capture_output=True, text=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.perf_counter() - t0

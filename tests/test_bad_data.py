@@ -22,11 +22,11 @@ from typing import Callable, Dict, NamedTuple, Optional
 
 import pytest
 
-import eval.solvers
-import generators.release
-from eval.solvers import NoAskSolver
-from mira_cli.main import main
-from generators.release import CHECKSUMS, data_path
+import mira_math.eval.solvers
+import mira_math.generators.release
+from mira_math.eval.solvers import NoAskSolver
+from mira_math.cli.main import main
+from mira_math.generators.release import CHECKSUMS, data_path
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / "mira-math"
@@ -37,7 +37,7 @@ LINE = 4                                         # the line a per-line case brea
 
 # ------------------------------------------------------------------ fixtures
 
-_REAL_RENDER = generators.release.render_release
+_REAL_RENDER = mira_math.generators.release.render_release
 _RENDERED: Dict[str, Dict[str, bytes]] = {}
 
 
@@ -51,7 +51,7 @@ def _memo_render(seed_set, per_type, families, difficulties=(1, 2, 3), progress=
 
 @pytest.fixture(autouse=True)
 def _fast_verify(monkeypatch):
-    monkeypatch.setattr(generators.release, "render_release", _memo_render)
+    monkeypatch.setattr(mira_math.generators.release, "render_release", _memo_render)
 
 
 @pytest.fixture
@@ -76,7 +76,7 @@ def calls(monkeypatch):
         record["made"] += 1
         return Recording()
 
-    monkeypatch.setattr(eval.solvers, "make_solver", make_solver)
+    monkeypatch.setattr(mira_math.eval.solvers, "make_solver", make_solver)
     return record
 
 

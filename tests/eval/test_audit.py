@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 
 
-from eval.audit import AUDIT_JSON, audit, audit_records, outcome, render_audit
-from eval.protocol import DECLINE_TEXT
-from eval.responders.base import ResponderResult, decline
-from eval.runner import load_data
-from eval.transcript import ResponderTurn, SolverTurn, Transcript
-from generators.schema import read_jsonl
+from mira_math.eval.audit import AUDIT_JSON, audit, audit_records, outcome, render_audit
+from mira_math.game.protocol import DECLINE_TEXT
+from mira_math.game.responders.base import ResponderResult, decline
+from mira_math.eval.runner import load_data
+from mira_math.game.transcript import ResponderTurn, SolverTurn, Transcript
+from mira_math.generators.schema import read_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = ["mira-math/data/bayes_missing_prior/test.jsonl", "mira-math/data/geometry_coordinates/test.jsonl",
@@ -106,9 +106,9 @@ def test_no_responder_turns(tmp_path):
 
 
 def test_against_the_rules_responder_disagreeing_on_purpose(tmp_path, capsys):
-    from eval.responders.base import ResponderTurn as Call
-    from eval.responders.rules import decide
-    from mira_cli.main import main
+    from mira_math.game.responders.base import ResponderTurn as Call
+    from mira_math.game.responders.rules import decide
+    from mira_math.cli.main import main
 
     requests = ["What is P(H)?", "What is the prior probability P(H)?", "Tell me everything you know.",
                 "What is line 2?", "What are the coordinates of Q?", "What is cell (1,1)?"]
@@ -132,7 +132,7 @@ def test_against_the_rules_responder_disagreeing_on_purpose(tmp_path, capsys):
 
 
 def audit_records_from(run_dir, decide):
-    from eval.scoring import load_records
+    from mira_math.eval.scoring import load_records
 
     info, records = load_records(run_dir)
     return audit_records(records, decide, info.label)

@@ -24,11 +24,11 @@ from pathlib import Path
 
 import pytest
 
-from eval.backends.base import Completion
-from eval.responders.llm import LLMResponder
-from eval.responders.rules import RulesResponder
-from eval.runner import RunConfig, Selection, TRANSCRIPTS, data_files, load_data, run
-from eval.solvers import RUN_SEED, ReferenceSolver, SolverCall, make_solver, request_seed
+from mira_math.eval.backends.base import Completion
+from mira_math.eval.llm_responder import LLMResponder
+from mira_math.game.responders.rules import RulesResponder
+from mira_math.eval.runner import RunConfig, Selection, TRANSCRIPTS, data_files, load_data, run
+from mira_math.eval.solvers import RUN_SEED, ReferenceSolver, SolverCall, make_solver, request_seed
 
 RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
 HANG_MAX_S = 12.0         # a hanging handler is released after this at the latest
@@ -475,7 +475,7 @@ def test_429_and_500_storms(api, tmp_path, scheduler):
 def test_llm_responder_over_http_with_bad_json_and_a_500_storm(api, tmp_path):
     """The reference solver with an ``llm`` responder whose model (through OpenAIBackend)
     returns invalid JSON, empty or truncated text, or 500 forever."""
-    from eval.backends.openai_backend import OpenAIBackend
+    from mira_math.eval.backends.openai_backend import OpenAIBackend
 
     out, sel = tmp_path / "r", _selection(10)
     kinds = {inst.id: ("ok", "invalid_json", "empty", "truncated", "500")[n % 5]
@@ -528,13 +528,13 @@ def attack_server():
 
 
 def _attack_backend(server, model, **kw):
-    from eval.backends.openai_backend import OpenAIBackend
+    from mira_math.eval.backends.openai_backend import OpenAIBackend
 
     return OpenAIBackend(model, base_url=_url(server), max_retries=kw.pop("max_retries", 2), **kw)
 
 
 def _one(backend, schema=None, max_tokens=64):
-    from eval.backends.base import ChatRequest, GenParams
+    from mira_math.eval.backends.base import ChatRequest, GenParams
 
     req = ChatRequest([{"role": "user", "content": "hi"}], seed=1, json_schema=schema)
     return backend.complete([req], GenParams(max_tokens=max_tokens))[0]
@@ -542,7 +542,7 @@ def _one(backend, schema=None, max_tokens=64):
 
 @pytest.mark.parametrize("model", ["unauthorized", "missing"])
 def test_auth_and_missing_model_stop_the_run_at_once(attack_server, model):
-    from eval.backends.base import FatalBackendError
+    from mira_math.eval.backends.base import FatalBackendError
 
     with pytest.raises(FatalBackendError, match="HTTP 40"):
         _one(_attack_backend(attack_server, model))
@@ -550,8 +550,8 @@ def test_auth_and_missing_model_stop_the_run_at_once(attack_server, model):
 
 def test_a_down_server_stops_after_consecutive_connection_failures():
     import socket
-    from eval.backends.base import FatalBackendError
-    from eval.backends.openai_backend import OpenAIBackend
+    from mira_math.eval.backends.base import FatalBackendError
+    from mira_math.eval.backends.openai_backend import OpenAIBackend
 
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
@@ -569,8 +569,7 @@ def test_a_down_server_stops_after_consecutive_connection_failures():
 def transport(request, monkeypatch):
     """Both connection layers the backend can run on; the aiohttp one is what the test venv
     (``openai[aiohttp]``) uses."""
-    import eval.backends.openai_backend as ob
-
+    import mira_math.eval.backends.openai_backend as ob
     if request.param == "httpx":
         monkeypatch.setattr(ob, "_aiohttp_transport_class", lambda: None)
     else:
@@ -585,8 +584,8 @@ def test_the_test_venv_runs_the_aiohttp_connection_layer(attack_server):
 
 
 def test_connection_errors_keep_their_kind_on_either_transport(attack_server, transport):
-    from eval.backends.base import FatalBackendError
-    from eval.backends.openai_backend import OpenAIBackend
+    from mira_math.eval.backends.base import FatalBackendError
+    from mira_math.eval.backends.openai_backend import OpenAIBackend
     import socket
 
     # a server that hangs up is a connection error (retryable), never a timeout
@@ -632,7 +631,7 @@ def test_a_rejected_json_schema_falls_back_to_json_object_without_six_retries(at
 
 
 def test_token_limit_parameter_per_endpoint_and_the_over_limit_warning(attack_server, monkeypatch, caplog):
-    from eval.backends.openai_backend import OpenAIBackend
+    from mira_math.eval.backends.openai_backend import OpenAIBackend
 
     state = attack_server.state
     with state.lock:
@@ -648,7 +647,7 @@ def test_token_limit_parameter_per_endpoint_and_the_over_limit_warning(attack_se
 
 
 def test_a_missing_key_for_the_official_endpoint_is_refused_before_any_call(monkeypatch, capsys):
-    from mira_cli.main import main
+    from mira_math.cli.main import main
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
@@ -657,7 +656,7 @@ def test_a_missing_key_for_the_official_endpoint_is_refused_before_any_call(monk
 
 
 def test_eval_stops_on_401_with_exit_4_and_a_resumable_run_dir(attack_server, tmp_path, capsys):
-    from mira_cli.main import main
+    from mira_math.cli.main import main
 
     out = tmp_path / "run"
     code = main(["eval", "--solver", f"openai:unauthorized@{_url(attack_server)}", "--limit", "5",
@@ -668,8 +667,8 @@ def test_eval_stops_on_401_with_exit_4_and_a_resumable_run_dir(attack_server, tm
 
 
 def test_no_sampling_params_and_openai_base_url_change_the_config_hash(monkeypatch):
-    from eval.backends.openai_backend import OpenAIBackend
-    from eval.runner import RunConfig, _backend_params
+    from mira_math.eval.backends.openai_backend import OpenAIBackend
+    from mira_math.eval.runner import RunConfig, _backend_params
 
     class Solver:
         def __init__(self, backend):

@@ -6,8 +6,8 @@ torn last line is cut off with a message, a torn line in the middle is refused, 
 The solver is a test-only spec, ``scripted-slow``: deterministic replies that mix the
 reference solver's ask-then-solve with immediate guesses, a declined request and a format
 error (so the metrics are not all 1.0), sleeping a few ms per batch in the killed process
-only. The subprocess is ``python -m mira_cli eval`` in all but name: a ``python -c``
-driver that installs the spec (``install`` below) and calls ``mira_cli.main.main``.
+only. The subprocess is ``python -m mira_math.cli eval`` in all but name: a ``python -c``
+driver that installs the spec (``install`` below) and calls ``mira_math.cli.main.main``.
 """
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from pathlib import Path
 
 import pytest
 
-import eval.solvers
-from eval.runner import TRANSCRIPTS
-from eval.score_output import scores_csv, scores_document
-from eval.scoring import score
-from eval.solvers import ReferenceSolver
-from mira_cli.main import main
+import mira_math.eval.solvers
+from mira_math.eval.runner import TRANSCRIPTS
+from mira_math.eval.score_output import scores_csv, scores_document
+from mira_math.eval.scoring import score
+from mira_math.eval.solvers import ReferenceSolver
+from mira_math.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = "scripted-slow"
@@ -71,14 +71,14 @@ class ScriptedSolver(ReferenceSolver):
 
 def install(delay_s: float = 0.0):
     """Make ``scripted-slow`` a solver spec of this process's ``mira-math eval``."""
-    original = eval.solvers.make_solver
+    original = mira_math.eval.solvers.make_solver
 
     def make_solver(spec, params=None, backend=None, **options):
         if spec == SPEC:
             return ScriptedSolver(delay_s)
         return original(spec, params, backend, **options)
 
-    eval.solvers.make_solver = make_solver
+    mira_math.eval.solvers.make_solver = make_solver
     return original
 
 
@@ -86,12 +86,12 @@ DRIVER = ("import importlib.util, sys; "
           "spec = importlib.util.spec_from_file_location('kill_resume_driver', sys.argv[1]); "
           "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m); "
           "m.install(float(sys.argv[2])); "
-          "from mira_cli.main import main; sys.exit(main(sys.argv[3:]))")
+          "from mira_math.cli.main import main; sys.exit(main(sys.argv[3:]))")
 
 
 @pytest.fixture
 def scripted(monkeypatch):
-    monkeypatch.setattr(eval.solvers, "make_solver", eval.solvers.make_solver)   # restored after
+    monkeypatch.setattr(mira_math.eval.solvers, "make_solver", mira_math.eval.solvers.make_solver)   # restored after
     install(0.0)
 
 
@@ -121,7 +121,7 @@ def clean_run(tmp_path_factory):
     try:
         assert main(EVAL + ["--out", str(out)]) == 0
     finally:
-        eval.solvers.make_solver = original
+        mira_math.eval.solvers.make_solver = original
     lines = _normal(out / TRANSCRIPTS)
     assert len(lines) == TOTAL
     return out

@@ -25,15 +25,15 @@ from typing import Callable, Dict, List, Sequence, Set
 
 import pytest
 
-from eval.backends.base import Completion
-from eval.episode import Episode
-from eval.prompts import FINAL_TEMPLATE, LEFT_TEMPLATE, REPLY_TEMPLATE
-from eval.protocol import DECLINE_TEXT
-from eval.responders.base import ResponderTurn
-from eval.responders.llm import LLMResponder
-from eval.responders.rules import RulesResponder
-from eval.slots import families, line_slot, mentioned_slots
-from generators.schema import Instance, read_jsonl
+from mira_math.eval.backends.base import Completion
+from mira_math.game.episode import Episode
+from mira_math.game.prompts import FINAL_TEMPLATE, LEFT_TEMPLATE, REPLY_TEMPLATE
+from mira_math.game.protocol import DECLINE_TEXT
+from mira_math.game.responders.base import ResponderTurn
+from mira_math.eval.llm_responder import LLMResponder
+from mira_math.game.responders.rules import RulesResponder
+from mira_math.game.slots import families, line_slot, mentioned_slots
+from mira_math.generators.schema import Instance, read_jsonl
 
 DATA = Path(__file__).resolve().parents[2] / "mira-math" / "data"
 PER_FAMILY = 3

@@ -10,10 +10,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from eval.backends.base import ChatRequest, Completion, GenParams
-from eval.protocol import DECLINE_TEXT
-from eval.responders.base import Responder, ResponderTurn
-from eval.responders.llm import (REPLY_SCHEMA, SYSTEM_PROMPT, LLMResponder, build_conversation,
+from mira_math.eval.backends.base import ChatRequest, Completion, GenParams
+from mira_math.game.protocol import DECLINE_TEXT
+from mira_math.game.responders.base import Responder, ResponderTurn
+from mira_math.eval.llm_responder import (REPLY_SCHEMA, SYSTEM_PROMPT, LLMResponder, build_conversation,
                                  fallback_offer, parse_reply, postvalidate, quoted_lines,
                                  schema_errors)
 
@@ -265,7 +265,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 def test_end_to_end_through_openai_backend(monkeypatch):
     pytest.importorskip("openai")
-    from eval.backends.openai_backend import OpenAIBackend
+    from mira_math.eval.backends.openai_backend import OpenAIBackend
 
     for var in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
         monkeypatch.delenv(var, raising=False)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mira_cli.main import main
+from mira_math.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

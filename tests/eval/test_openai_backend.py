@@ -15,8 +15,8 @@ import pytest
 
 openai = pytest.importorskip("openai")
 
-from eval.backends.base import AsyncChatBackend, ChatBackend, ChatRequest, GenParams  # noqa: E402
-from eval.backends.openai_backend import OpenAIBackend  # noqa: E402
+from mira_math.eval.backends.base import AsyncChatBackend, ChatBackend, ChatRequest, GenParams  # noqa: E402
+from mira_math.eval.backends.openai_backend import OpenAIBackend  # noqa: E402
 
 MODEL = "test-model"
 SCHEMA = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"],

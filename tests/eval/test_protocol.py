@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from eval.protocol import Action, after_solver, needs_responder, parse_action, start
+from mira_math.game.protocol import Action, after_solver, needs_responder, parse_action, start
 
 
 @pytest.mark.parametrize("text, kind, content", [
@@ -147,8 +147,8 @@ def test_every_episode_ends_within_budget_plus_one_turns(kinds, budget):
 def _episode_for(message: str):
     import json
 
-    from eval.backends.base import Completion
-    from eval.episode import Episode
+    from mira_math.eval.backends.base import Completion
+    from mira_math.game.episode import Episode
     from tests.verifiers.corpus import release_instances
 
     inst = [i for i in release_instances(1) if i.family == "bayes_missing_prior"][0]

@@ -11,12 +11,12 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from eval.protocol import DECLINE_TEXT  # noqa: E402
-from eval.report import FIGURES, REPORT, report  # noqa: E402
-from eval.runner import load_data  # noqa: E402
-from eval.transcript import ResponderTurn, SolverTurn, Transcript  # noqa: E402
-from mira_cli.main import main  # noqa: E402
-from generators.schema import read_jsonl  # noqa: E402
+from mira_math.game.protocol import DECLINE_TEXT  # noqa: E402
+from mira_math.eval.report import FIGURES, REPORT, report  # noqa: E402
+from mira_math.eval.runner import load_data  # noqa: E402
+from mira_math.game.transcript import ResponderTurn, SolverTurn, Transcript  # noqa: E402
+from mira_math.cli.main import main  # noqa: E402
+from mira_math.generators.schema import read_jsonl  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = ["mira-math/data/bayes_missing_prior/test.jsonl", "mira-math/data/discrete_tomography/test.jsonl"]
@@ -105,8 +105,7 @@ def test_report_writes_nothing_into_the_run_dirs(runs, tmp_path):
 
 
 def test_report_reuses_current_scores_and_rescores_changed_runs(runs, tmp_path, monkeypatch):
-    import eval.report as report_module
-
+    import mira_math.eval.report as report_module
     assert main(["score", *map(str, runs)]) == 0
     report(runs, tmp_path / "scored")                            # scores.json written by score
     calls = []

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from eval.backends.base import Completion
-from eval.episode import Episode
-from eval.responders.base import ResponderResult, decline
-from eval.runner import RunConfig, RunError, TRANSCRIPTS, data_files, load_data, run
-from eval.solvers import NoAskSolver, ReferenceSolver
-from generators.errors import MiraError
+from mira_math.eval.backends.base import Completion
+from mira_math.game.episode import Episode
+from mira_math.game.responders.base import ResponderResult, decline
+from mira_math.eval.runner import RunConfig, RunError, TRANSCRIPTS, data_files, load_data, run
+from mira_math.eval.solvers import NoAskSolver, ReferenceSolver
+from mira_math.generators.errors import MiraError
 
 RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
 
@@ -242,7 +242,7 @@ def test_transcripts_without_a_manifest_are_not_adopted(tmp_path):
 
 
 def test_the_run_directory_is_locked_for_the_runs_lifetime(tmp_path):
-    from eval.runner import RunLock
+    from mira_math.eval.runner import RunLock
 
     out = tmp_path / "r"
     out.mkdir()
@@ -318,18 +318,16 @@ def test_hostile_json_lines_are_one_line_errors(tmp_path, payload):
 
 
 def test_eval_exits_non_zero_when_an_instance_errored(tmp_path, monkeypatch, capsys):
-    from mira_cli.main import main
-    import eval.solvers as solvers
-
+    from mira_math.cli.main import main
+    import mira_math.eval.solvers as solvers
     monkeypatch.setattr(solvers, "NoAskSolver", lambda: _ScriptedText(Completion(error="Boom: x")))
     code = main(["eval", "--solver", "noask", "--limit", "2", "--out", str(tmp_path / "r")])
     assert code == 3 and "--retry-errors" in capsys.readouterr().err
 
 
 def test_ctrl_c_says_how_to_resume(tmp_path, monkeypatch, capsys):
-    from mira_cli.main import main
-    import eval.runner as runner
-
+    from mira_math.cli.main import main
+    import mira_math.eval.runner as runner
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
@@ -379,8 +377,8 @@ class _SlowAPIBackend:
 
 
 def test_offline_solver_with_an_api_responder_writes_episodes_as_they_finish(tmp_path):
-    from eval.backends.base import GenParams
-    from eval.responders.llm import LLMResponder
+    from mira_math.eval.backends.base import GenParams
+    from mira_math.eval.llm_responder import LLMResponder
 
     out, n = tmp_path / "r", 5
     backend = _SlowAPIBackend(out, n - 1)
@@ -392,8 +390,7 @@ def test_offline_solver_with_an_api_responder_writes_episodes_as_they_finish(tmp
 
 
 def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path, monkeypatch, capsys):
-    import eval.runner as runner
-
+    import mira_math.eval.runner as runner
     monkeypatch.setattr(runner, "PROGRESS_EVERY_S", 0.01)
 
     class Slow(ReferenceSolver):
@@ -410,7 +407,7 @@ def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path, monkeypatch, cap
 
 def test_report_without_matplotlib_is_one_line_and_makes_no_folder(tmp_path, monkeypatch, capsys):
     import builtins
-    from mira_cli.main import main
+    from mira_math.cli.main import main
 
     real_import = builtins.__import__
 
@@ -428,8 +425,8 @@ def test_report_without_matplotlib_is_one_line_and_makes_no_folder(tmp_path, mon
 def test_the_selection_streams_the_same_instances_as_the_files(tmp_path):
     """load_data keeps offsets, not instances: iterating, indexing and slicing read the lines
     again and give exactly what read_jsonl gives, in the same order."""
-    from eval.runner import InstanceStream
-    from generators.schema import read_jsonl
+    from mira_math.eval.runner import InstanceStream
+    from mira_math.generators.schema import read_jsonl
 
     files = data_files("all", None, RELEASE)[:2]
     sel = load_data(files)
@@ -457,7 +454,7 @@ def test_resume_skips_finished_ids_with_the_streamed_selection(tmp_path):
 
 
 def test_a_data_file_edited_after_the_check_is_refused_not_run(tmp_path):
-    from generators.schema import read_jsonl
+    from mira_math.generators.schema import read_jsonl
 
     source = data_files("all", None, RELEASE)[0]
     path = tmp_path / "data.jsonl"

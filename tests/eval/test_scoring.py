@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from eval.protocol import DECLINE_TEXT
-from eval.runner import load_data
-from eval.score_output import render_table, scores_csv, scores_document, write_scores
-from eval.scoring import (METRICS, ScoringError, binomial_quantiles, bootstrap_ci, fixed, score,
+from mira_math.game.protocol import DECLINE_TEXT
+from mira_math.eval.runner import load_data
+from mira_math.eval.score_output import render_table, scores_csv, scores_document, write_scores
+from mira_math.eval.scoring import (METRICS, ScoringError, binomial_quantiles, bootstrap_ci, fixed, score,
                           short_spec)
-from eval.transcript import ResponderTurn, SolverTurn, Transcript
-from mira_cli.main import main
-from generators.schema import read_jsonl
+from mira_math.game.transcript import ResponderTurn, SolverTurn, Transcript
+from mira_math.cli.main import main
+from mira_math.generators.schema import read_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = ["mira-math/data/bayes_missing_prior/test.jsonl",
@@ -535,14 +535,15 @@ def test_scoring_does_not_import_its_output_module():
     """eval.scoring computes, eval.score_output writes: one direction only (no import cycle)."""
     import ast
 
-    for module, forbidden in (("eval/scoring.py", "eval.score_output"), ("eval/score_output.py", None)):
+    for module, forbidden in (("mira_math/eval/scoring.py", "mira_math.eval.score_output"),
+                              ("mira_math/eval/score_output.py", None)):
         tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
         imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         if forbidden:
-            assert forbidden not in imported and "eval.report" not in imported
+            assert forbidden not in imported and "mira_math.eval.report" not in imported
         else:
-            assert "eval.scoring" in imported
-    code = "import sys, eval.scoring; print('eval.score_output' in sys.modules)"
+            assert "mira_math.eval.scoring" in imported
+    code = "import sys, mira_math.eval.scoring; print('mira_math.eval.score_output' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr

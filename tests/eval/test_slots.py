@@ -18,10 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from eval.slots import UNPARSED, families, line_slot, mentioned_slots, normalise, read_request
-from generators import registry
-from generators.release import family_files
-from generators.schema import read_jsonl
+from mira_math.game.slots import UNPARSED, families, line_slot, mentioned_slots, normalise, read_request
+from mira_math.generators import registry
+from mira_math.generators.release import family_files
+from mira_math.generators.schema import read_jsonl
 
 RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
 
@@ -485,7 +485,7 @@ def test_non_strings_name_nothing(family, value):
 
 def _doc_examples():
     """(family, held slot, request, offered?) for every example line of eval/RESPONDER.md."""
-    doc = (Path(__file__).resolve().parents[2] / "eval" / "RESPONDER.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).resolve().parents[2] / "mira_math" / "game" / "RESPONDER.md").read_text(encoding="utf-8")
     family, held, rows = None, None, []
     for line in doc.splitlines():
         heading = re.match(r"### (\w+)$", line)
@@ -515,7 +515,7 @@ def test_responder_md_examples(family, held, request_text, offered):
 
 
 def test_every_registered_family_has_a_notation_table():
-    from generators import registry
+    from mira_math.generators import registry
 
     assert sorted(families()) == sorted(registry.names())
 

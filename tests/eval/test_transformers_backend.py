@@ -15,8 +15,8 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from eval.backends.base import ChatBackend, ChatRequest, GenParams
-from eval.backends.transformers_backend import (JSON_INSTRUCTION, TransformersBackend,
+from mira_math.eval.backends.base import ChatBackend, ChatRequest, GenParams
+from mira_math.eval.backends.transformers_backend import (JSON_INSTRUCTION, TransformersBackend,
                                                 with_json_instruction)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -320,7 +320,7 @@ def test_real_tiny_model_greedy_and_seeded(tiny_model_dir):
 def test_real_seeded_sampler_is_per_row_and_respects_top_p():
     import torch
 
-    from eval.backends.transformers_backend import make_seeded_sampler
+    from mira_math.eval.backends.transformers_backend import make_seeded_sampler
 
     torch.manual_seed(0)
     scores = torch.randn(3, 50)

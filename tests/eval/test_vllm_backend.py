@@ -18,9 +18,9 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import pytest
 
-from eval.backends.base import ChatBackend, ChatRequest, Completion, GenParams
-from eval.backends import vllm_backend
-from eval.backends.vllm_backend import DEFAULT_CHAT_TEMPLATE_KWARGS, VLLMBackend
+from mira_math.eval.backends.base import ChatBackend, ChatRequest, Completion, GenParams
+from mira_math.eval.backends import vllm_backend
+from mira_math.eval.backends.vllm_backend import DEFAULT_CHAT_TEMPLATE_KWARGS, VLLMBackend
 
 SCHEMA = {"type": "object", "properties": {"type": {"type": "string"}}, "required": ["type"]}
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generators import registry
-from generators.build import GENERATOR_VERSION
-from generators.capacity import capacity_report, load_table, markdown, measure, table_version
-from generators.release import public_split_reference
+from mira_math.generators import registry
+from mira_math.generators.build import GENERATOR_VERSION
+from mira_math.generators.capacity import capacity_report, load_table, markdown, measure, table_version
+from mira_math.generators.release import public_split_reference
 
 ROOT = Path(__file__).resolve().parents[2]
 

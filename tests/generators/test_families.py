@@ -10,12 +10,12 @@ from fractions import Fraction
 
 import pytest
 
-from generators import registry
-from generators.build import make_instance
-from generators.schema import decode_latent
-from generators.validate import validate_instance
-from verifiers import verify
-from verifiers.exact import from_canonical
+from mira_math.generators import registry
+from mira_math.generators.build import make_instance
+from mira_math.generators.schema import decode_latent
+from mira_math.generators.validate import validate_instance
+from mira_math.verifiers import verify
+from mira_math.verifiers.exact import from_canonical
 
 SEEDS = range(50)
 FAMILIES = registry.names()

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mira_cli.main import main
-from generators.release import data_path, read_release_info
+from mira_math.cli.main import main
+from mira_math.generators.release import data_path, read_release_info
 
 RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
 
@@ -60,15 +60,15 @@ def test_heldout_needs_an_output_folder(capsys):
 # ----------------------------------------------------------- v1.1 decisions on a held-out split
 
 def _read(folder):
-    from generators import registry
-    from generators.schema import read_jsonl
+    from mira_math.generators import registry
+    from mira_math.generators.schema import read_jsonl
     return [i for n in registry.names() if (folder / data_path(n)).is_file()
             for i in read_jsonl(folder / data_path(n))]
 
 
 def test_heldout_meets_the_denominator_caps_and_chance_levels(heldout):
-    from generators.build import answer_denominator
-    from generators import registry
+    from mira_math.generators.build import answer_denominator
+    from mira_math.generators import registry
     for inst in _read(heldout):
         family = registry.get(inst.family)
         assert answer_denominator(family, inst) <= (200 if inst.family.startswith("markov") else 500)
@@ -79,7 +79,7 @@ def test_heldout_meets_the_denominator_caps_and_chance_levels(heldout):
 def test_heldout_shares_no_facts_nor_problem_with_the_public_release(heldout):
     # Keys computed here independently: facts + question (no level, no domain line, no setup),
     # and the latent state without the level and the hidden-slot choice.
-    from generators import registry
+    from mira_math.generators import registry
     def keys(inst):
         family = registry.get(inst.family)
         latent = inst.latent_state()
@@ -95,8 +95,8 @@ def test_heldout_shares_no_facts_nor_problem_with_the_public_release(heldout):
 def test_check_disjoint_catches_the_same_problem_with_another_slot_hidden(heldout, tmp_path, capsys):
     # v1.0 keyed on the whole latent text (slot choice included) and the whole view (domain
     # line included): this copy of a public problem with another resistor hidden passed.
-    from generators.build import assemble_instance
-    from generators import registry
+    from mira_math.generators.build import assemble_instance
+    from mira_math.generators import registry
     family = registry.get("circuit_missing_resistance")
     public = json.loads((RELEASE / data_path(family.name)).read_text().splitlines()[60])
     latent = json.loads(public["latent"])
@@ -138,8 +138,8 @@ def test_validate_over_release_and_heldout_keys_ids_on_the_seed_set(heldout, cap
 
 
 def test_fewshot_examples_share_no_key_with_the_release_or_heldout(heldout):
-    from eval.prompts import check_fewshot_disjoint, fewshot_instances
-    from generators.build import instance_keys
+    from mira_math.game.prompts import check_fewshot_disjoint, fewshot_instances
+    from mira_math.generators.build import instance_keys
     check_fewshot_disjoint(_read(RELEASE))
     check_fewshot_disjoint(_read(heldout))
     keys = [k for i in fewshot_instances() for k in instance_keys(i)]

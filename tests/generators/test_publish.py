@@ -11,8 +11,8 @@ from unittest import mock
 import pytest
 from huggingface_hub import HfApi
 
-from generators import publish as publishing
-from mira_cli.main import main
+from mira_math.generators import publish as publishing
+from mira_math.cli.main import main
 
 RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
 

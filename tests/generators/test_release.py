@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from generators import registry
-from generators.build import GENERATOR_VERSION, latent_key, view_key
-from mira_cli.main import main
-from generators.release import check_manifest, data_path, read_release_info, verify_release
-from generators.schema import read_jsonl
-from generators.validate import validate_instance
+from mira_math.generators import registry
+from mira_math.generators.build import GENERATOR_VERSION, latent_key, view_key
+from mira_math.cli.main import main
+from mira_math.generators.release import check_manifest, data_path, read_release_info, verify_release
+from mira_math.generators.schema import read_jsonl
+from mira_math.generators.validate import validate_instance
 
 RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
 

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from eval.responders.base import ResponderTurn
-from eval.responders.rules import decide
-from generators import registry
-from generators.build import answer_denominator, instance_keys
-from generators.release import data_path
-from generators.schema import read_jsonl
+from mira_math.game.responders.base import ResponderTurn
+from mira_math.game.responders.rules import decide
+from mira_math.generators import registry
+from mira_math.generators.build import answer_denominator, instance_keys
+from mira_math.generators.release import data_path
+from mira_math.generators.schema import read_jsonl
 
 RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
 
@@ -32,7 +32,7 @@ def test_answer_denominators_within_the_caps(instances):
 
 
 def test_tomography_responder_holds_every_resolving_cell(instances):
-    from generators.families.discrete_tomography import _CLASSES, _sums
+    from mira_math.generators.families.discrete_tomography import _CLASSES, _sums
     several = 0
     for inst in (i for i in instances if i.family == "discrete_tomography"):
         lat = inst.latent_state()

@@ -6,9 +6,9 @@ from fractions import Fraction
 
 import pytest
 
-from generators import registry
-from generators.build import make_instance
-from generators.schema import (DataError, decode_latent, dumps_canonical, encode_latent,
+from mira_math.generators import registry
+from mira_math.generators.build import make_instance
+from mira_math.generators.schema import (DataError, decode_latent, dumps_canonical, encode_latent,
                                instance_from_dict, read_jsonl)
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import hashlib
 
-from generators.seeds import PUBLIC, SeedSet, instance_seed
+from mira_math.generators.seeds import PUBLIC, SeedSet, instance_seed
 
 
 def test_seed_is_the_documented_sha256():

@@ -7,11 +7,11 @@ from dataclasses import replace
 
 import pytest
 
-from generators import registry
-from generators.build import make_instance
-from generators.schema import Hint
-from generators.validate import validate_instance
-from verifiers.exact import canonical, from_canonical
+from mira_math.generators import registry
+from mira_math.generators.build import make_instance
+from mira_math.generators.schema import Hint
+from mira_math.generators.validate import validate_instance
+from mira_math.verifiers.exact import canonical, from_canonical
 
 
 def _bayes():

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from mira_cli.main import main
-from reference_import import (CHECK_REPORT, FormatError, import_reference,
+from mira_math.cli.main import main
+from mira_math.reference_import import (CHECK_REPORT, FormatError, import_reference,
                                          read_source)
-from generators.release import check_manifest, data_path
-from generators.schema import read_jsonl
+from mira_math.generators.release import check_manifest, data_path
+from mira_math.generators.schema import read_jsonl
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "reference_sample.jsonl"
 READABLE = ["bayes_missing_prior", "crt_reconstruction", "graph_path_sums",
@@ -50,7 +50,7 @@ def _source() -> dict:
 
 
 def _instances(folder: Path) -> dict:
-    from generators.release import family_files
+    from mira_math.generators.release import family_files
 
     return {inst.id: inst for path in family_files(folder) for inst in read_jsonl(path)}
 
@@ -127,7 +127,7 @@ def test_rules_responder_reads_the_hint_line_where_the_notation_allows(imported)
     assert all(reads[f] for f in READABLE)
     # The others (documented in docs/reference_import.md) are reported as eval/slots/ reads
     # them today: their lines are unlabelled or 0-based.
-    from eval.slots import line_slot
+    from mira_math.game.slots import line_slot
 
     for c in report["instances"]:
         if c["family"] in UNREADABLE:
@@ -258,7 +258,7 @@ def test_the_folder_loads_with_datasets(imported, tmp_path):
 
 
 def test_every_registered_family_has_a_converter():
-    from generators import registry
-    from reference_import.converters import CONVERTERS
+    from mira_math.generators import registry
+    from mira_math.reference_import.converters import CONVERTERS
 
     assert sorted(CONVERTERS) == sorted(registry.names())

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from eval.backends.base import ChatRequest, Completion, GenParams
+from mira_math.eval.backends.base import ChatRequest, Completion, GenParams
 
 ROOT = Path(__file__).resolve().parents[2]
 HAVE_TORCH = (importlib.util.find_spec("torch") is not None

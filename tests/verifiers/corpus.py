@@ -17,7 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Dict, List, Tuple
 
-from generators.schema import Instance, read_jsonl
+from mira_math.generators.schema import Instance, read_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "mira-math" / "data"

@@ -7,9 +7,9 @@ import hashlib
 from collections import Counter
 from pathlib import Path
 
-from eval.protocol import parse_action
-from generators.schema import read_jsonl
-from verifiers import verify
+from mira_math.game.protocol import parse_action
+from mira_math.generators.schema import read_jsonl
+from mira_math.verifiers import verify
 
 from tests.verifiers.corpus import DATA, correct_cases, release_instances, wrong_cases
 

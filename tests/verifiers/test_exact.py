@@ -4,7 +4,7 @@ from fractions import Fraction
 
 import pytest
 
-from verifiers.exact import canonical, equal, from_canonical
+from mira_math.verifiers.exact import canonical, equal, from_canonical
 
 
 def test_canonical_strings():

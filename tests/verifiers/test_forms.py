@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from generators.schema import Answer
-from verifiers import verify_answer
-from verifiers.parse import AnswerContext
+from mira_math.generators.schema import Answer
+from mira_math.verifiers import verify_answer
+from mira_math.verifiers.parse import AnswerContext
 
-README = Path(__file__).resolve().parents[2] / "verifiers" / "README.md"
+README = Path(__file__).resolve().parents[2] / "mira_math" / "verifiers" / "README.md"
 ROW = re.compile(r"^\| (?P<form>[^|]+?) \| (?P<text>`[^`]*`|\*\([^)]*\)\*) \| (?P<type>[^|]+?) \| "
                  r"(?P<expected>[^|]+?) \| (?P<ok>yes|no) \|$")
 

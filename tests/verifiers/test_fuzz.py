@@ -26,8 +26,8 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generators.schema import Instance, read_jsonl
-from verifiers import verify
+from mira_math.generators.schema import Instance, read_jsonl
+from mira_math.verifiers import verify
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "mira-math" / "data"

@@ -7,9 +7,9 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from generators.schema import Answer
-from verifiers import canonical, verify_answer
-from verifiers.exact import equal, from_canonical
+from mira_math.generators.schema import Answer
+from mira_math.verifiers import canonical, verify_answer
+from mira_math.verifiers.exact import equal, from_canonical
 
 ANSWERS = [
     Answer("int", "42"), Answer("fraction", "10/37"), Answer("fraction", "-3/4"),

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, Iterator, List, Sequence
 
-from eval.slots import mentioned_slots
-from generators.release import family_files
-from generators.schema import Instance, read_jsonl
+from mira_math.game.slots import mentioned_slots
+from mira_math.generators.release import family_files
+from mira_math.generators.schema import Instance, read_jsonl
 
 RELEASE = Path(__file__).resolve().parents[3] / "mira-math"
 

@@ -15,9 +15,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpora import (FIXED_ALL_TYPE_A, FORMS, WRAPPERS, leak_corpus, precise_corpus,  # noqa: E402
                      release)
-from eval.responders.base import ResponderTurn  # noqa: E402
-from eval.responders.rules import decide  # noqa: E402
-from generators import registry  # noqa: E402
+from mira_math.game.responders.base import ResponderTurn  # noqa: E402
+from mira_math.game.responders.rules import decide  # noqa: E402
+from mira_math.generators import registry  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from eval.protocol import DECLINE_TEXT
-from eval.responders.base import ResponderTurn
-from eval.responders.rules import RulesResponder, decide
-from eval.slots import line_slot, mentioned_slots
-from generators import registry
-from generators.release import data_path
-from generators.schema import read_jsonl
+from mira_math.game.protocol import DECLINE_TEXT
+from mira_math.game.responders.base import ResponderTurn
+from mira_math.game.responders.rules import RulesResponder, decide
+from mira_math.game.slots import line_slot, mentioned_slots
+from mira_math.generators import registry
+from mira_math.generators.release import data_path
+from mira_math.generators.schema import read_jsonl
 
 RELEASE = Path(__file__).resolve().parents[3] / "mira-math"
 

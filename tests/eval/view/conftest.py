@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mira_cli.main import main
+from mira_math.cli.main import main
 
 XSS = '<img src="http://example.invalid/x.png" onerror="window.__xss=1"></script><script>window.__xss=2</script>'
 

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from eval.view import build_view
+from mira_math.eval.view import build_view
 from tests.eval.view.conftest import XSS
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

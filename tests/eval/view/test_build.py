@@ -7,9 +7,9 @@ import re
 
 import pytest
 
-from eval.scoring import group_runs, load_run
-from eval.view.build import TRACE_CODES, ViewError, action_span, build_view, js_literal
-from mira_cli.main import main
+from mira_math.eval.scoring import group_runs, load_run
+from mira_math.eval.view.build import TRACE_CODES, ViewError, action_span, build_view, js_literal
+from mira_math.cli.main import main
 
 
 def _load_js(path, call):

@@ -3,11 +3,11 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
-from generators.build import make_instance
-from generators.families.bayes_missing_prior import FAMILY
-from generators.schema import Hint, encode_latent
-from generators.validate import validate_instance
-from verifiers import verify
+from mira_math.generators.build import make_instance
+from mira_math.generators.families.bayes_missing_prior import FAMILY
+from mira_math.generators.schema import Hint, encode_latent
+from mira_math.generators.validate import validate_instance
+from mira_math.verifiers import verify
 
 
 def test_paper_worked_example():

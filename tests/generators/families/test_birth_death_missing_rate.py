@@ -6,12 +6,12 @@ import dataclasses
 import re
 from fractions import Fraction
 
-from generators.build import assemble_instance, make_instance
-from generators.families.birth_death_missing_rate import FAMILY
-from generators.linalg import stationary
-from generators.schema import Hint, decode_latent, encode_latent
-from generators.validate import validate_instance
-from verifiers import verify
+from mira_math.generators.build import assemble_instance, make_instance
+from mira_math.generators.families.birth_death_missing_rate import FAMILY
+from mira_math.generators.linalg import stationary
+from mira_math.generators.schema import Hint, decode_latent, encode_latent
+from mira_math.generators.validate import validate_instance
+from mira_math.verifiers import verify
 
 # n = 3: lambda_0 = 2, lambda_1 = 3, mu_1 = 1, mu_2 = 2. By hand: pi ∝ (1, 2/1, 2·3/(1·2))
 # = (1, 2, 3), so pi = (1/6, 1/3, 1/2).

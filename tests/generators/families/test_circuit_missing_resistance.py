@@ -6,11 +6,11 @@ import dataclasses
 import re
 from fractions import Fraction
 
-from generators.build import assemble_instance, make_instance
-from generators.families.circuit_missing_resistance import FAMILY
-from generators.schema import Hint, decode_latent, encode_latent
-from generators.validate import validate_instance
-from verifiers import verify
+from mira_math.generators.build import assemble_instance, make_instance
+from mira_math.generators.families.circuit_missing_resistance import FAMILY
+from mira_math.generators.schema import Hint, decode_latent, encode_latent
+from mira_math.generators.validate import validate_instance
+from mira_math.verifiers import verify
 
 # docs/benchmark.md §5 / paper Appendix D: (R3+R7) || (R4+(R6+(R1+(R2+R5)))), R3 = 7 held by B.
 PAPER = {

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from generators.build import make_instance
-from generators.families.crt_reconstruction import FAMILY, PRIMES
-from generators.schema import Hint, encode_latent
-from generators.validate import validate_instance
+from mira_math.generators.build import make_instance
+from mira_math.generators.families.crt_reconstruction import FAMILY, PRIMES
+from mira_math.generators.schema import Hint, encode_latent
+from mira_math.generators.validate import validate_instance
 
 
 def _instance(d: int = 1, seed: int = 3):

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from itertools import product
 
-from generators.build import assemble_instance, make_instance
-from generators.families.discrete_tomography import FAMILY
-from generators.schema import Hint
-from generators.validate import failed_properties, validate_instance
-from verifiers import verify
+from mira_math.generators.build import assemble_instance, make_instance
+from mira_math.generators.families.discrete_tomography import FAMILY
+from mira_math.generators.schema import Hint
+from mira_math.generators.validate import failed_properties, validate_instance
+from mira_math.verifiers import verify
 
 HAND = {"level": 1, "grid": [[0, 1, 1], [1, 0, 0], [1, 0, 0]], "target": [2, 1]}
 

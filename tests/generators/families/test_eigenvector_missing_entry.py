@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from generators.build import assemble_instance, make_instance
-from generators.families.eigenvector_missing_entry import FAMILY
-from generators.schema import Hint, encode_latent
-from generators.validate import failed_properties, validate_instance
-from verifiers import verify
+from mira_math.generators.build import assemble_instance, make_instance
+from mira_math.generators.families.eigenvector_missing_entry import FAMILY
+from mira_math.generators.schema import Hint, encode_latent
+from mira_math.generators.validate import failed_properties, validate_instance
+from mira_math.verifiers import verify
 
 # M v = (2·2 + (-2)·0, 0·2 + 3·0) = (4, 0) = 2·v. M² = [[4, -10], [0, 9]].
 HAND = {"level": 1, "M": [[2, -2], [0, 3]], "v": [2, 0], "missing": [0, 1], "target": [0, 1]}

@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 
-from generators.build import assemble_instance, make_instance
-from generators.families.geometry_coordinates import FAMILY
-from generators.schema import Hint, encode_latent
-from generators.validate import validate_instance
+from mira_math.generators.build import assemble_instance, make_instance
+from mira_math.generators.families.geometry_coordinates import FAMILY
+from mira_math.generators.schema import Hint, encode_latent
+from mira_math.generators.validate import validate_instance
 
 
 def test_reference_example_solved_by_hand():

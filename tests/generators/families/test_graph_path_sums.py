@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from generators.build import assemble_instance, make_instance
-from generators.families.graph_path_sums import FAMILY
-from generators.schema import Hint, encode_latent
-from generators.validate import validate_instance
+from mira_math.generators.build import assemble_instance, make_instance
+from mira_math.generators.families.graph_path_sums import FAMILY
+from mira_math.generators.schema import Hint, encode_latent
+from mira_math.generators.validate import validate_instance
 
 
 def test_hand_solved_instance():

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
-from generators.build import assemble_instance, make_instance
-from generators.families.laplace_grid import FAMILY
-from generators.linalg import solve
-from generators.schema import Hint, encode_latent
-from generators.validate import failed_properties, validate_instance
-from verifiers import verify
+from mira_math.generators.build import assemble_instance, make_instance
+from mira_math.generators.families.laplace_grid import FAMILY
+from mira_math.generators.linalg import solve
+from mira_math.generators.schema import Hint, encode_latent
+from mira_math.generators.validate import failed_properties, validate_instance
+from mira_math.verifiers import verify
 
 CORNERS = {(0, 0), (0, 3), (3, 0), (3, 3)}
 

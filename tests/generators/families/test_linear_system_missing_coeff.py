@@ -6,12 +6,12 @@ import random
 from dataclasses import replace
 from fractions import Fraction
 
-from generators.build import assemble_instance, make_instance
-from generators.families.linear_system_missing_coeff import FAMILY, _depends, _mobius
-from generators.linalg import solve
-from generators.schema import Hint, encode_latent
-from generators.validate import failed_properties, validate_instance
-from verifiers import verify
+from mira_math.generators.build import assemble_instance, make_instance
+from mira_math.generators.families.linear_system_missing_coeff import FAMILY, _depends, _mobius
+from mira_math.generators.linalg import solve
+from mira_math.generators.schema import Hint, encode_latent
+from mira_math.generators.validate import failed_properties, validate_instance
+from mira_math.verifiers import verify
 
 # 2x0 + x1 = 3, x0 + 3x1 = 5: det 5, x0 = (9 - 5)/5 = 4/5, x1 = (10 - 3)/5 = 7/5.
 HAND = {"level": 1, "A": [[2, 1], [1, 3]], "b": [3, 5], "missing": [0, 1], "target": 0}

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from generators.build import make_instance
-from generators.families.linear_system_separator import FAMILY
-from generators.schema import Hint, encode_latent
-from generators.validate import validate_instance
+from mira_math.generators.build import make_instance
+from mira_math.generators.families.linear_system_separator import FAMILY
+from mira_math.generators.schema import Hint, encode_latent
+from mira_math.generators.validate import validate_instance
 
 REFERENCE = {"level": 1, "x": [-4, 5, -5], "rows": [[-4, 4, 3], [-1, -3, 4]], "rhs": [21, -31]}
 

@@ -6,12 +6,12 @@ import dataclasses
 import re
 from fractions import Fraction
 
-from generators.build import assemble_instance, make_instance
-from generators.families.markov_missing_transition import FAMILY
-from generators.linalg import stationary
-from generators.schema import Hint, decode_latent, encode_latent
-from generators.validate import validate_instance
-from verifiers import verify
+from mira_math.generators.build import assemble_instance, make_instance
+from mira_math.generators.families.markov_missing_transition import FAMILY
+from mira_math.generators.linalg import stationary
+from mira_math.generators.schema import Hint, decode_latent, encode_latent
+from mira_math.generators.validate import validate_instance
+from mira_math.verifiers import verify
 
 # Two states, P = [[2/3, 1/3], [1/4, 3/4]]; row 0 is absent. By hand: pi_0 = P[1][0] /
 # (P[0][1] + P[1][0]) = (1/4) / (1/3 + 1/4) = 3/7.
@@ -148,7 +148,7 @@ def test_denominator_limit_and_distinct_views_at_level_1():
 def test_answer_denominators_meet_the_cap_by_construction():
     # v1.0 drew rows independently: answer denominators up to 156,744 at d = 3. The
     # circulation construction bounds them by n·(row limit) = 26, 39, 80, under the cap of 200.
-    from generators.families.markov_missing_transition import _circulation
+    from mira_math.generators.families.markov_missing_transition import _circulation
     import random
     for d, limit in ((1, 13), (2, 13), (3, 20)):
         n = min(d + 1, 4)

@@ -5,11 +5,11 @@ from dataclasses import replace
 
 import pytest
 
-from generators.build import assemble_instance, make_instance
-from generators.families.matrix_completion import FAMILY
-from generators.schema import Hint, encode_latent
-from generators.validate import failed_properties
-from verifiers import verify
+from mira_math.generators.build import assemble_instance, make_instance
+from mira_math.generators.families.matrix_completion import FAMILY
+from mira_math.generators.schema import Hint, encode_latent
+from mira_math.generators.validate import failed_properties
+from mira_math.verifiers import verify
 
 
 def _instance(latent: dict, d: int):

@@ -5,11 +5,11 @@ from dataclasses import replace
 
 import pytest
 
-from generators.build import assemble_instance, make_instance
-from generators.families.phase_retrieval import FAMILY, _pool, _power
-from generators.schema import Hint, encode_latent
-from generators.validate import failed_properties
-from verifiers import verify
+from mira_math.generators.build import assemble_instance, make_instance
+from mira_math.generators.families.phase_retrieval import FAMILY, _pool, _power
+from mira_math.generators.schema import Hint, encode_latent
+from mira_math.generators.validate import failed_properties
+from mira_math.verifiers import verify
 
 _I_POWERS = [(1, 0), (0, -1), (-1, 0), (0, 1)]  # (-i)^m = e^(-2πi·m/4) as (re, im)
 

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from generators.build import assemble_instance, make_instance
-from generators.families.piecewise_missing_threshold import FAMILY, _branch
-from generators.schema import Hint, encode_latent
-from generators.validate import failed_properties
-from verifiers import verify
+from mira_math.generators.build import assemble_instance, make_instance
+from mira_math.generators.families.piecewise_missing_threshold import FAMILY, _branch
+from mira_math.generators.schema import Hint, encode_latent
+from mira_math.generators.validate import failed_properties
+from mira_math.verifiers import verify
 
 
 def _instance(latent: dict, d: int):

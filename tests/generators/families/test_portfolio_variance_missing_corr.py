@@ -8,13 +8,13 @@ import re
 from dataclasses import replace
 from fractions import Fraction
 
-from generators.build import assemble_instance, make_instance
-from generators.families.portfolio_variance_missing_corr import (
+from mira_math.generators.build import assemble_instance, make_instance
+from mira_math.generators.families.portfolio_variance_missing_corr import (
     FAMILY, _matrix, _positive_definite, _rho_grid)
-from generators.linalg import det
-from generators.schema import Hint, decode_latent, encode_latent
-from generators.validate import validate_instance
-from verifiers import verify
+from mira_math.generators.linalg import det
+from mira_math.generators.schema import Hint, decode_latent, encode_latent
+from mira_math.generators.validate import validate_instance
+from mira_math.verifiers import verify
 
 F = Fraction
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from generators import registry
-from generators.build import assemble_instance, make_instance
-from generators.schema import Hint, decode_latent, encode_latent
-from generators.validate import failed_properties
+from mira_math.generators import registry
+from mira_math.generators.build import assemble_instance, make_instance
+from mira_math.generators.schema import Hint, decode_latent, encode_latent
+from mira_math.generators.validate import failed_properties
 
 FAMILY = registry.get("rankdef_linear_shared")
 

@@ -6,13 +6,13 @@ import random
 from dataclasses import replace
 from fractions import Fraction
 
-from generators.build import assemble_instance, make_instance
-from generators.families.steady_state_missing_emission import (
+from mira_math.generators.build import assemble_instance, make_instance
+from mira_math.generators.families.steady_state_missing_emission import (
     FAMILY, _draw_row, _ergodic, _stationary)
-from generators.linalg import Singular, stationary
-from generators.schema import Hint, decode_latent, encode_latent
-from generators.validate import validate_instance
-from verifiers import verify
+from mira_math.generators.linalg import Singular, stationary
+from mira_math.generators.schema import Hint, decode_latent, encode_latent
+from mira_math.generators.validate import validate_instance
+from mira_math.verifiers import verify
 
 F = Fraction
 

@@ -1,0 +1,340 @@
+"""The data subcommands of ``mira-math`` (``generate``, ``validate``, ``verify``,
+``check-disjoint``, ``publish``, ``import-reference``); :mod:`mira_math.cli.main` adds them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from mira_math.generators import registry
+from mira_math.generators.release import DEFAULT_RELEASE
+
+
+def non_negative_int(text: str) -> int:
+    return _bounded_int(text, 0)
+
+
+def positive_int(text: str) -> int:
+    return _bounded_int(text, 1)
+
+
+def _bounded_int(text: str, low: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be at least {low}, got {value}")
+    return value
+
+
+def _per_type(text: str) -> Dict[str, int]:
+    try:
+        a, b = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected A/B counts such as 20/50, got {text!r}") from None
+    if a < 0 or b < 0:
+        raise argparse.ArgumentTypeError("counts must be non-negative")
+    return {"A": a, "B": b}
+
+
+def did_you_mean(word: str, choices: Sequence[str]) -> str:
+    """`` (did you mean 'x'?)`` for a near miss among ``choices``, else empty."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def unknown_families(names: Sequence[str]) -> Optional[str]:
+    """The error for the first name that is not a family, with a suggestion; None if all are."""
+    for name in names:
+        if name not in registry.names():
+            return f"unknown family {name!r}{did_you_mean(name, registry.names())}"
+    return None
+
+
+def _progress(total: int, desc: str):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit="inst", disable=None, leave=False)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from mira_math.generators.build import layout
+    from mira_math.generators.capacity import capacity_report
+    from mira_math.generators.release import (check_out_folder, public_split_reference, render_release,
+                                    split_references,
+                                    write_release)
+    from mira_math.generators.seeds import PUBLIC, SeedSet
+
+    families = args.families or registry.names(args.types)
+    unknown = unknown_families(families)
+    if unknown:
+        print(f"mira-math generate: {unknown}", file=sys.stderr)
+        return 2
+    families = [f for f in registry.names() if f in families]  # release order
+    public = args.seed_set in (None, PUBLIC.name)
+    if not public and args.out is None:
+        print("mira-math generate: a held-out seed set needs --out DIR", file=sys.stderr)
+        return 2
+    seed_set = PUBLIC if public else SeedSet.named(args.seed_set)
+    out = args.out or DEFAULT_RELEASE
+    if args.out is not None:
+        check_out_folder(args.out, args.overwrite)
+    disjoint_from = [] if public else [public_split_reference()] + split_references(args.disjoint_from)
+    total = len(layout(args.per_type, families, args.difficulties))
+    for line in capacity_report(families, args.per_type, disjoint_from):
+        print(f"mira-math generate: {line}", file=sys.stderr)
+    from mira_math.generators.build import GenerationError
+
+    with _progress(total, "generate") as bar:
+        try:
+            files = render_release(seed_set, args.per_type, families, args.difficulties,
+                                   progress=lambda: bar.update(1), disjoint_from=disjoint_from)
+        except GenerationError as err:   # past a family's capacity: one line, nothing written
+            print(f"mira-math generate: {err}; nothing written", file=sys.stderr)
+            return 1
+    write_release(out, files)
+    print(f"wrote {total} instances of {len(families)} families to {out} "
+          f"(seed set {seed_set.name}" + (f", disjoint from {len(disjoint_from)} split(s))"
+                                          if disjoint_from else ")"))
+    return 0
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from mira_math.generators.build import problem_key, view_key
+    from mira_math.generators.schema import DataError, read_jsonl
+    from mira_math.generators.validate import Failure, validate_instance
+    from mira_math.generators.release import RELEASE_INFO, data_path, family_files, read_release_info
+
+    paths: List[Path] = []
+    missing: List[str] = []
+    for p in args.files:
+        if p.is_dir():
+            paths += family_files(p)
+            if not (p / RELEASE_INFO).is_file():   # a killed generate, or not a release
+                missing.append(f"{p / RELEASE_INFO}: missing (not a complete release folder)")
+            elif not paths:
+                missing.append(f"{p}: no data/<family>/test.jsonl files")
+            if (p / RELEASE_INFO).is_file():  # a release folder: every family it lists
+                missing += [f"{p / data_path(name)}: missing (a family of {p / RELEASE_INFO})"
+                            for name in read_release_info(p)["families"]
+                            if not (p / data_path(name)).is_file()]
+        elif p.is_file():
+            paths.append(p)
+        else:
+            missing.append(f"{p}: no such file")
+    if missing:
+        for problem in missing:
+            print(f"mira-math validate: {problem}", file=sys.stderr)
+        return 1
+    failures: List[str] = []
+    seen: Dict[str, str] = {}
+    ids: Dict[tuple, str] = {}  # (seed set, id): held-out splits reuse the public ids
+    count = 0
+    for path in paths:
+        for number, inst in enumerate(read_jsonl(path), start=1):  # one instance per line
+            count += 1
+            where = f"{path}:{number}"
+            if (inst.seed_set, inst.id) in ids:
+                raise DataError(f"duplicate id {inst.id!r} (first in {ids[(inst.seed_set, inst.id)]})",
+                                str(path), number, "id")
+            ids[(inst.seed_set, inst.id)] = where
+            label = f"{inst.seed_set}/{inst.id}"
+            try:
+                family = registry.get(inst.family)
+            except KeyError as err:
+                failures.append(f"{where}: {Failure(inst.id, 'schema', str(err))}")
+                continue
+            failures += [f"{where}: {f}" for f in validate_instance(inst, family)]
+            for key, what in ((problem_key(inst), "complete problem"),
+                              (view_key(inst), "solver facts and question")):
+                if key in seen:
+                    same = Failure(inst.id, "duplicate", f"same {what} as {seen[key]}")
+                    failures.append(f"{where}: {same}")
+                seen.setdefault(key, label)
+    for f in failures:
+        print(f"FAIL {f}")
+    print(f"validated {count} instances in {len(paths)} files: "
+          f"{len(failures)} failure(s)")
+    return 1 if failures or count == 0 else 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from mira_math.generators.release import read_release_info, verify_release
+
+    info = read_release_info(args.dir)
+    with _progress(int(info.get("total", 0)), "verify") as bar:
+        report = verify_release(args.dir, progress=lambda: bar.update(1))
+    for p in report.problems:
+        print(f"FAIL {p}")
+    if report.ok:
+        how = ("every record reads cleanly (imported data: not regenerable from seeds)"
+               if info.get("regenerable") is False else "regenerate byte for byte")
+        print(f"verified {args.dir}: {report.files_checked} files {how} and match "
+              f"{args.dir / 'CHECKSUMS.sha256'}")
+        return 0
+    return 1
+
+
+def cmd_check_disjoint(args: argparse.Namespace) -> int:
+    from mira_math.generators.build import problem_key, view_key
+    from mira_math.generators.release import family_files
+    from mira_math.generators.schema import read_jsonl
+
+    def keys(folder: Path) -> Dict[str, str]:
+        out: Dict[str, str] = {}
+        for path in family_files(folder):
+            for inst in read_jsonl(path):
+                out.setdefault(problem_key(inst), inst.id)
+                out.setdefault(view_key(inst), inst.id)
+        return out
+
+    folders = [args.first, args.second] + list(args.more)
+    tables = [keys(folder) for folder in folders]
+    if not all(tables):
+        empty = folders[[bool(t) for t in tables].index(False)]
+        print(f"mira-math check-disjoint: {empty} holds no instances", file=sys.stderr)
+        return 1
+    total, shown = 0, 0
+    for a in range(len(folders)):           # every pair: declared splits against each other too
+        for b in range(a + 1, len(folders)):
+            shared = sorted(set(tables[a]) & set(tables[b]),
+                            key=lambda k: (tables[a][k], tables[b][k], k))
+            total += len(shared)
+            for key in shared:
+                if shown >= args.max_shown:
+                    break
+                shown += 1
+                what = "solver view" if "|view|" in key else "complete problem"
+                print(f"SHARED {what}: {folders[a]} {tables[a][key]} = {folders[b]} {tables[b][key]}")
+    if total > shown:
+        print(f"... and {total - shown} more (--max-shown N to list more)")
+    counts = " and ".join(str(sum("|problem|" in k for k in t)) for t in tables)
+    print(f"{counts} instances: {total} shared complete problems or solver views")
+    return 1 if total else 0
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    from mira_math.generators.publish import plan, publish
+
+    the_plan = plan(args.dir, args.repo_id, args.tag, args.private)
+    print(the_plan.describe())
+    if args.dry_run:
+        print("dry run: nothing uploaded")
+        return 0
+    commit = publish(args.dir, the_plan)
+    print(f"published {args.repo_id} at commit {commit}" + (f", tag {args.tag}" if args.tag else ""))
+    return 0
+
+
+def cmd_import_reference(args: argparse.Namespace) -> int:
+    """Convert the paper authors' released JSONL into a release folder (see
+    docs/reference_import.md); ``--check`` cross-checks every answer and runs the validators."""
+    from mira_math.reference_import import (CHECK_REPORT, FormatError, import_reference, prepare_folder,
+                                  render_text_summary)
+    from mira_math.generators.release import write_release
+
+    check = args.check or args.strict
+    if not args.file.is_file():
+        print(f"mira-math import-reference: {args.file}: no such file", file=sys.stderr)
+        return 2
+    try:
+        prepare_folder(args.out)
+        result = import_reference(args.file, check=check)
+    except FormatError as err:
+        print(f"mira-math import-reference: {err}", file=sys.stderr)
+        return 2
+    write_release(args.out, result.files)
+    converted = len(result.converted)
+    print(f"wrote {converted} of {result.source['records']} instances to {args.out} "
+          f"(source sha256 {result.source['sha256'][:16]}..."
+          + (f", the published {result.source['published_as']})" if result.source["published_as"]
+             else ")"))
+    for f in result.failures:
+        print(f"NOT CONVERTED {f['id']} ({f['family']}, line {f['line']}): {f['error']}")
+    if not check:
+        return 1 if result.failures else 0
+    print(render_text_summary(result), end="")
+    for c in result.disagreements:
+        print(f"DISAGREE {c['id']}: theirs {c['answer']['theirs']}, ours {c['answer']['ours']}")
+    for c in result.unchecked:
+        print(f"UNCHECKED {c['id']}: {c['answer'].get('detail', '')}")
+    if args.strict:
+        for inst_id, f in result.real_findings:
+            print(f"FINDING {inst_id}: {f['property']}: {f['detail']}")
+    print(f"wrote {args.out / CHECK_REPORT}")
+    failed = bool(result.failures or result.disagreements or result.unchecked)
+    if args.strict and result.real_findings:
+        print(f"--strict: {len(result.real_findings)} finding(s) about the source data",
+              file=sys.stderr)
+        failed = True
+    return 1 if failed else 0
+
+
+def add_commands(sub) -> None:
+    """Add the data subcommands to ``mira-math``'s subparsers ``sub``."""
+
+    g = sub.add_parser("generate", help="build a split (default: the public 20/50 release)")
+    g.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="output folder (default: the committed mira-math/ release folder; "
+                        "required for a held-out seed set)")
+    g.add_argument("--types", choices=["A", "B", "AB"], default="AB", help="family types to build")
+    g.add_argument("--families", nargs="+", metavar="NAME", help="only these families")
+    g.add_argument("--difficulties", nargs="+", type=int, choices=[1, 2, 3], default=[1, 2, 3],
+                   help="difficulty levels to build")
+    g.add_argument("--per-type", type=_per_type, default={"A": 20, "B": 50}, metavar="A/B",
+                   help="instances per difficulty for Type A / Type B families (default: 20/50, the "
+                        "public release)")
+    g.add_argument("--seed-set", default=None, metavar="NAME",
+                   help="a held-out seed set (default: the public release's); it shares no "
+                        "complete problem or solver view with the public release")
+    g.add_argument("--disjoint-from", nargs="+", type=Path, default=[], metavar="DIR",
+                   help="held-out split folders this one must not overlap either (their "
+                        "release_info.json is read; the splits are regenerated from seeds)")
+    g.add_argument("--overwrite", action="store_true",
+                   help="replace a non-empty --out folder (stale files included)")
+    g.set_defaults(func=cmd_generate)
+
+    v = sub.add_parser("validate", help="re-run every validity check on JSONL files or release folders")
+    v.add_argument("files", nargs="+", type=Path, metavar="FILE",
+                   help="a family's JSONL file or a release folder (every family it lists)")
+    v.set_defaults(func=cmd_validate)
+
+    r = sub.add_parser("verify", help="regenerate a release folder and compare it byte for byte")
+    r.add_argument("dir", nargs="?", type=Path, default=DEFAULT_RELEASE, metavar="DIR",
+                   help="release folder (default: the committed mira-math/ release); an imported "
+                        "reference folder is checked against its checksums and read strictly")
+    r.set_defaults(func=cmd_verify)
+
+    c = sub.add_parser("check-disjoint", help="prove splits share no complete problem or solver "
+                       "view (every pair of the folders given)")
+    c.add_argument("first", type=Path, metavar="DIR", help="a release folder")
+    c.add_argument("second", type=Path, metavar="DIR", help="another release folder")
+    c.add_argument("more", type=Path, nargs="*", metavar="DIR", help="further splits")
+    c.add_argument("--max-shown", type=non_negative_int, default=20, metavar="N",
+                   help="list at most N shared keys (sorted by the first folder's ids)")
+    c.set_defaults(func=cmd_check_disjoint)
+
+    p = sub.add_parser("publish", help="upload a verified release folder to the Hugging Face Hub")
+    p.add_argument("--repo-id", required=True, metavar="OWNER/NAME", help="the Hub dataset repo")
+    p.add_argument("--tag", metavar="vX.Y.Z", help="tag the upload commit; an existing tag is refused")
+    p.add_argument("--private", action="store_true", help="create the repo as private")
+    p.add_argument("--dry-run", action="store_true", help="list files and the commit; upload nothing")
+    p.add_argument("--dir", type=Path, default=DEFAULT_RELEASE, help="release folder (default: the committed mira-math/ release)")
+    p.set_defaults(func=cmd_publish)
+
+    ir = sub.add_parser("import-reference",
+                        help="convert the paper authors' released JSONL into a release folder")
+    ir.add_argument("file", type=Path, metavar="FILE",
+                    help="their family_types_20_50[_few_shot].jsonl (or lines of it)")
+    ir.add_argument("--out", type=Path, required=True, metavar="DIR", help="output folder")
+    ir.add_argument("--check", action="store_true",
+                    help="recompute every answer with our family code and run our validators; "
+                         "disagreements fail the command; findings go to DIR/import_check.json")
+    ir.add_argument("--strict", action="store_true",
+                    help="with --check (implied): findings about the source data fail it too")
+    ir.set_defaults(func=cmd_import_reference)

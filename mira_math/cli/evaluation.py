@@ -1,0 +1,324 @@
+"""The evaluation subcommands of ``mira-math`` (``eval``, ``score``, ``report``, ``audit``);
+added by :mod:`mira_math.cli.main`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from mira_math.generators.release import DEFAULT_RELEASE
+from mira_math.cli.data import did_you_mean, non_negative_int, positive_int, unknown_families
+
+SCRIPTED_SOLVERS = ("reference", "noask")
+DEFAULT_MAX_TOKENS = 4096
+BACKEND_KINDS = ("vllm", "openai", "transformers")
+INSTALL_HINTS = {"vllm": "pip install -e '.[vllm]'", "openai": "pip install -e '.[openai]'",
+                 "transformers": "pip install -e '.[transformers]'"}
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return value
+
+
+def _sample(text: str) -> int:
+    return positive_int(text)
+
+
+def check_solver_spec(spec: str) -> None:
+    """Explain why a solver spec is not one ``make_solver`` knows, suggesting the nearest
+    spelling (called when it refused the spec, so tests may register scripted solvers)."""
+    kind, sep, rest = spec.partition(":")
+    if not sep and spec in BACKEND_KINDS:
+        raise ValueError(f"solver {spec!r} needs a model: {spec}:MODEL")
+    if not sep:
+        if spec not in SCRIPTED_SOLVERS:
+            hint = did_you_mean(spec, SCRIPTED_SOLVERS)
+            raise ValueError(f"unknown solver {spec!r}{hint}: use reference, noask or KIND:MODEL "
+                             f"with KIND one of {', '.join(BACKEND_KINDS)}")
+    elif kind not in BACKEND_KINDS:
+        raise ValueError(f"unknown backend kind {kind!r}{did_you_mean(kind, BACKEND_KINDS)} in "
+                         f"{spec!r}: use {', '.join(BACKEND_KINDS)}")
+    elif not rest:
+        raise ValueError(f"solver {spec!r} needs a model: {kind}:MODEL")
+
+
+def unreadable_families(data, instances) -> list:
+    """Families of an imported reference folder whose canonical fact the rules responder does
+    not offer when asked by its slot name (their lines use another notation)."""
+    from mira_math.generators.release import RELEASE_INFO
+    import json
+
+    folder = data if data is not None and data.is_dir() else None
+    if folder is None or not (folder / RELEASE_INFO).is_file():
+        return []
+    if json.loads((folder / RELEASE_INFO).read_text(encoding="utf-8")).get("regenerable") is not False:
+        return []
+    from mira_math.game.responders.base import ResponderTurn
+    from mira_math.game.responders.rules import decide
+
+    offered, seen = {}, {}
+    for inst in instances:
+        hint = inst.hints[0]
+        turn = ResponderTurn(list(inst.responder), f"What is the value of {hint.slot}?", inst.family, 0)
+        seen[inst.family] = seen.get(inst.family, 0) + 1
+        offered[inst.family] = offered.get(inst.family, 0) + (decide(turn).shown == hint.constraint)
+    return [f for f in seen if offered[f] * 2 < seen[f]]   # most instances unreadable
+
+
+def _shard(text: str):
+    try:
+        index, count = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected I/N such as 0/4, got {text!r}") from None
+    if not 0 <= index < count:
+        raise argparse.ArgumentTypeError("shard index must be in 0..N-1")
+    return index, count
+
+
+def make_responder(spec: str, solver=None, options=None):
+    """``rules``, ``llm:same`` (the solver's own engine) or ``llm:<backend spec>``."""
+    from mira_math.eval.backends.base import GenParams
+
+    if spec == "rules":
+        from mira_math.game.responders.rules import RulesResponder
+
+        return RulesResponder()
+    kind, _, rest = spec.partition(":")
+    if kind != "llm" or not rest:
+        raise ValueError(f"unknown responder {spec!r}: use rules, llm:same or llm:KIND:MODEL")
+    from mira_math.eval.llm_responder import LLMResponder
+    from mira_math.eval.solvers import make_backend
+
+    if rest == "same":
+        backend = getattr(solver, "backend", None)
+        if backend is None:
+            raise ValueError("llm:same needs a model solver")
+    else:
+        backend = make_backend(rest, **(options or {}))
+    return LLMResponder(backend, GenParams(temperature=0.0, max_tokens=256))
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from mira_math.eval.backends.base import GenParams
+    from mira_math.eval.runner import RunConfig, data_files, load_data, run
+    from mira_math.eval.solvers import make_solver
+
+    options = {"tensor_parallel_size": args.tensor_parallel_size, "max_model_len": args.max_model_len,
+               "gpu_memory_utilization": args.gpu_memory_utilization,
+               "concurrency": args.concurrency, "timeout": args.timeout, "max_retries": args.max_retries,
+               "max_tokens_param": args.api_max_tokens_param, "response_format": args.response_format,
+               "sampling_params": False if args.no_sampling_params else None}
+    options = {k: v for k, v in options.items() if v is not None}
+    unknown = unknown_families(args.families or [])
+    if unknown:
+        print(f"mira-math eval: {unknown}", file=sys.stderr)
+        return 2
+    if args.config is not None:
+        from mira_math.generators.card import configs
+
+        if args.config not in configs():
+            print(f"mira-math eval: unknown config {args.config!r}"
+                  f"{did_you_mean(args.config, list(configs()))}: use all, type_a, "
+                  f"type_b or a family name", file=sys.stderr)
+            return 2
+    files = data_files(args.config, args.data, args.release)
+    sample = (args.sample, args.sample_seed) if args.sample else None
+    selection = load_data(files, args.families, args.ids, args.limit, args.shard, sample=sample)
+    if not selection.instances:
+        print("mira-math eval: the selection is empty (check --families, --ids and --shard "
+              "against the data files)", file=sys.stderr)
+        return 1
+    if args.responder == "rules" and args.condition == "standard":
+        blind = unreadable_families(args.data, selection.instances)
+        if blind:
+            print(f"warning: the rules responder cannot read the reference lines of {len(blind)} "
+                  f"famil{'y' if len(blind) == 1 else 'ies'} of this imported dataset "
+                  f"({', '.join(blind)}); it will decline there. Use --responder llm:... or "
+                  f"--condition oracle-hint for them (docs/reference_import.md).", file=sys.stderr)
+    params = GenParams(temperature=args.temperature, max_tokens=args.max_tokens)
+    scripted = args.solver in SCRIPTED_SOLVERS
+    if scripted and (args.temperature != 0.0 or args.max_tokens != DEFAULT_MAX_TOKENS):
+        print(f"warning: --temperature and --max-tokens do not change the scripted solver "
+              f"{args.solver!r}: this run is the same run (same run_hash) as one without them",
+              file=sys.stderr)
+    try:
+        solver = make_solver(args.solver, params, **options)
+        responder = make_responder(args.responder, solver, options)
+    except ImportError as err:
+        kind = args.solver.partition(":")[0]
+        hint = INSTALL_HINTS.get(kind)
+        print(f"mira-math eval: {err}" + (f" (install it with: {hint})" if hint and hint not in str(err)
+                                          else ""), file=sys.stderr)
+        return 2
+    except ValueError as err:
+        try:
+            check_solver_spec(args.solver)   # a typo'd spec: say what was probably meant
+        except ValueError as clearer:
+            err = clearer
+        print(f"mira-math eval: {err}", file=sys.stderr)
+        return 2
+    config = RunConfig(
+        solver=args.solver, responder=args.responder, regime=args.regime,
+        condition=args.condition.replace("-", "_"), protocol=args.protocol,
+        solver_params={} if scripted else params.as_dict(),
+        responder_params={} if args.responder == "rules" else {"temperature": 0.0, "max_tokens": 256},
+        selection={"families": args.families, "ids": args.ids, "limit": args.limit,
+                   "shard": list(args.shard) if args.shard else None,
+                   **({"sample": [args.sample, args.sample_seed]} if args.sample else {})})
+    try:
+        result = run(args.out, selection, config, solver, responder, argv=sys.argv,
+                     resume=args.resume, retry_errors=args.retry_errors, window=args.window,
+                     concurrency=args.concurrency or 16)
+    except ValueError as err:  # e.g. the split repeats a four-shot example
+        print(f"mira-math eval: {err}", file=sys.stderr)
+        return 1
+    if result.repaired:
+        print(f"note: {result.repaired}", file=sys.stderr)
+    done = result.ran - result.errors
+    print(f"{args.out}: {result.ran} run ({result.skipped} already finished), {result.correct}/{done} "
+          f"correct, {result.errors} errors, "
+          f"{result.calls.get('solver_requests', result.calls.get('solver_calls', 0))} solver calls, "
+          f"{result.wall_s:.2f} s")
+    if result.errors:
+        print(f"mira-math eval: {result.errors} instance(s) ended in an error: rerun with "
+              "--retry-errors", file=sys.stderr)
+        return 3   # mira_math.cli.main.EXIT_INSTANCE_ERRORS
+    return 0
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from mira_math.eval.score_output import render_table, write_scores
+    from mira_math.eval.scoring import score
+
+    scores = score(args.run_dirs)
+    written = write_scores(scores)
+    print(render_table(scores), end="")
+    print("wrote " + ", ".join(str(p) for p in written))
+    return 0 if all(s.run.complete for s in scores) else 3
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from mira_math.eval.report import report
+
+    try:
+        import matplotlib  # noqa: F401  (checked before any folder is made)
+    except ImportError:
+        print("mira-math report: needs matplotlib (pip install matplotlib); nothing written", file=sys.stderr)
+        return 2
+    if args.out.exists() and not args.out.is_dir():
+        print(f"mira-math report: --out {args.out}: exists and is not a folder", file=sys.stderr)
+        return 2
+
+    written = report(args.run_dirs, args.out)
+    print(f"wrote {written[0]} and {len(written) - 1} figures in {args.out}")
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from mira_math.eval.audit import AUDIT_JSON, audit, render_audit
+
+    result = audit(args.run_dir)
+    print(render_audit(result), end="")
+    print(f"wrote {args.run_dir / AUDIT_JSON}")
+    return 0
+
+
+def cmd_view(args: argparse.Namespace) -> int:
+    from mira_math.eval.view import build_view
+
+    result = build_view(args.run_dirs, args.out, page_size=args.page_size)
+    print(f"wrote {result.index_html} ({result.transcripts} transcripts of {result.runs} runs, "
+          f"{result.instances} instances, {result.pages} data pages): open it in a browser")
+    return 0
+
+
+def add_commands(sub) -> None:
+    """Add ``eval``, ``score``, ``report`` and ``audit`` to ``mira-math``'s subparsers ``sub``."""
+    e = sub.add_parser("eval", help="run a solver against a responder on a split")
+    e.add_argument("--solver", required=True, metavar="SPEC",
+                   help="reference | noask | vllm:MODEL | openai:MODEL[@URL] | transformers:PATH")
+    e.add_argument("--responder", default="rules", metavar="SPEC", help="rules | llm:same | llm:KIND:MODEL")
+    e.add_argument("--regime", choices=["zs", "4s"], default="zs", help="zero-shot or four-shot prompt")
+    e.add_argument("--condition", choices=["standard", "oracle-hint"], default="standard",
+                   help="oracle-hint: the canonical fact is given up front, no responder")
+    e.add_argument("--protocol", choices=["paper", "ask-first"], default="paper",
+                   help="ask-first: the reference implementation's loop (ask, then answer after the first offer)")
+    src = e.add_mutually_exclusive_group()
+    src.add_argument("--config", metavar="NAME", help="a dataset config (all, type_a, type_b, a family)")
+    src.add_argument("--data", type=Path, metavar="FILE|DIR", help="a JSONL file or a release folder")
+    e.add_argument("--release", type=Path, default=DEFAULT_RELEASE, metavar="DIR",
+                   help="release folder for --config (default: the committed mira-math/ release, "
+                        "wherever the command runs)")
+    e.add_argument("--limit", type=positive_int, metavar="N",
+                   help="the first N instances after filtering, in release order (Type A "
+                        "families first, so a small N is one family); see --sample")
+    e.add_argument("--sample", type=_sample, metavar="N",
+                   help="N instances drawn at random (without replacement, kept in release order) "
+                        "after --families/--ids and before --shard/--limit")
+    e.add_argument("--sample-seed", type=int, default=0, metavar="S",
+                   help="seed of --sample: the same N and S give the same instances")
+    e.add_argument("--families", nargs="+", metavar="NAME", help="only these families")
+    e.add_argument("--ids", nargs="+", metavar="ID", help="only these instance ids")
+    e.add_argument("--shard", type=_shard, metavar="I/N", help="every N-th instance starting at I")
+    e.add_argument("--out", type=Path, required=True, metavar="RUN_DIR",
+                   help="run directory: manifest.json and transcripts.jsonl")
+    e.add_argument("--resume", action="store_true", help="skip finished instances (same config only)")
+    e.add_argument("--retry-errors", action="store_true", help="rerun only instances that errored")
+    e.add_argument("--temperature", type=float, default=0.0, metavar="T", help="solver sampling temperature")
+    e.add_argument("--max-tokens", type=positive_int, default=DEFAULT_MAX_TOKENS, metavar="N",
+                   help="solver tokens per turn; reasoning models think before the action line "
+                        "and a cut-off message counts as a request, so give them 8192 or more")
+    e.add_argument("--window", type=positive_int, default=4096, metavar="N",
+                   help="live episodes at once (batched backends)")
+    e.add_argument("--concurrency", type=positive_int, metavar="N",
+                   help="requests in flight (API backends; default: 16)")
+    e.add_argument("--timeout", type=_positive_float, metavar="SECONDS",
+                   help="API: deadline in seconds for each whole request attempt, headers and body (default: the backend's)")
+    e.add_argument("--max-retries", type=non_negative_int, metavar="N",
+                   help="API retries per request (default: the backend's)")
+    e.add_argument("--api-max-tokens-param", choices=["max_completion_tokens", "max_tokens"],
+                   help="API: the token-limit parameter (older servers take max_tokens)")
+    e.add_argument("--response-format", choices=["auto", "json_schema", "json_object"],
+                   help="API responder: structured output as json_schema, or json_object with the "
+                        "schema (llama-cpp-python); auto (default off api.openai.com) falls back "
+                        "to json_object when the server rejects json_schema")
+    e.add_argument("--no-sampling-params", action="store_true",
+                   help="API: send no temperature/top_p (reasoning models reject them)")
+    e.add_argument("--tensor-parallel-size", type=positive_int, metavar="N", help="vLLM: GPUs per model")
+    e.add_argument("--max-model-len", type=positive_int, metavar="N", help="vLLM: context length")
+    e.add_argument("--gpu-memory-utilization", type=float, metavar="SHARE",
+                   help="vLLM: each engine's share of GPU memory (default: 0.9; two "
+                        "engines on one GPU need e.g. 0.45 each, or --responder llm:same shares one)")
+    e.set_defaults(func=cmd_eval)
+
+    sc = sub.add_parser("score", help="every metric of any set of runs (declared shards merged) into each "
+                        "run's scores.json/.csv; exit 3 when a run is INCOMPLETE")
+    sc.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR",
+                    help="run directories written by eval (declared shards of one run are merged)")
+    sc.set_defaults(func=cmd_score)
+
+    rp = sub.add_parser("report", help="a Markdown report with figures of one or more runs")
+    rp.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR",
+                    help="run directories written by eval")
+    rp.add_argument("--out", type=Path, required=True, metavar="DIR",
+                    help="folder for report.md and its figures")
+    rp.set_defaults(func=cmd_report)
+
+    au = sub.add_parser("audit", help="compare a run's responder decisions with the rules responder")
+    au.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory written by eval")
+    au.set_defaults(func=cmd_audit)
+
+    vw = sub.add_parser("view", help="a static HTML transcript viewer of one or more runs (open DIR/index.html)")
+    vw.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR",
+                    help="run directories written by eval (declared shards of one run are merged)")
+    vw.add_argument("--out", type=Path, required=True, metavar="DIR",
+                    help="output folder: index.html and data/")
+    vw.add_argument("--page-size", type=positive_int, default=100, metavar="N", help="transcripts per data file")
+    vw.set_defaults(func=cmd_view)

@@ -1,0 +1,494 @@
+"""OpenAI-compatible chat backend: the OpenAI API itself, or any server speaking its chat
+completions protocol (``vllm serve``, SGLang, llama.cpp's server, ...), through the official
+``openai`` SDK's async client.
+
+Retries and timeouts are the SDK's own (``max_retries`` with exponential backoff; it honours
+``retry-after-ms`` and ``Retry-After`` up to two minutes and retries 408/409/429/5xx, timeouts
+and connection errors). After they are exhausted the item's :class:`Completion` carries
+``error="<ExceptionType>: <message>"``; nothing is raised for a failed item.
+
+Event loops: ``complete()`` (the batch call, from synchronous code) runs its own event loop
+with a fresh client that it closes before returning, so no client outlives its loop.
+``acomplete()`` (the sliding-window scheduler's call) keeps one client per running event
+loop, closed by ``aclose()`` or, failing that, when the loop shuts down its async generators
+(``asyncio.run`` does).
+
+The HTTP path is lean on purpose (``benchmarks/bench_http.py``): requests go through the
+SDK's generic ``post`` with the reply kept as raw JSON (no request transform, no pydantic
+objects), over the SDK's aiohttp connection layer where ``openai[aiohttp]`` is installed (the
+``openai`` extra installs it; httpx's pool is the fallback).
+
+``openai`` is imported lazily (``pip install 'mira-math[openai]'``): this module imports
+without it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextvars
+import inspect
+import json
+import logging
+import os
+import time
+from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
+from urllib.parse import urlparse
+
+from mira_math.eval.backends.base import ChatRequest, Completion, FatalBackendError, GenParams
+
+LOG = logging.getLogger("mira_math")
+OFFICIAL_HOST = "api.openai.com"
+MAX_CONNECTION_FAILURES = 5   # consecutive calls with no reply at all: the server is down
+RESPONSE_FORMATS = ("auto", "json_schema", "json_object")
+# words in a 5xx body that mean "your request is malformed" (llama.cpp answers an unsupported
+# response_format with HTTP 500): such a reply is not retried
+_MALFORMED_WORDS = (b"response_format", b"json_schema", b"schema", b"invalid", b"unsupported",
+                    b"not supported", b"malformed", b"validation", b"parse")
+
+
+def resolved_base_url(base_url: Optional[str]) -> str:
+    return base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL
+
+
+def is_official(base_url: Optional[str]) -> bool:
+    return urlparse(resolved_base_url(base_url)).hostname == OFFICIAL_HOST
+
+
+def _aiohttp_transport_class() -> Optional[Any]:
+    """aiohttp's connection layer, where the SDK ships its adapter (the ``openai[aiohttp]``
+    extra), else None (httpx's own pool is used). Measured with ``benchmarks/bench_http.py``
+    (2 vCPUs, 256 calls in flight): httpx's pool scans every connection for every request
+    (3.2 ms of client CPU per call), aiohttp's does not (0.9 ms)."""
+    try:
+        import aiohttp  # noqa: F401  (the adapter needs it)
+        from openai._vendor.httpx_aiohttp.transport import AiohttpTransport
+    except ImportError:
+        return None
+    return AiohttpTransport
+
+
+def _remapped_aiohttp_error(httpx: Any, exc: Exception, request: Any) -> Exception:
+    """The error httpx itself would raise. The SDK's aiohttp adapter turns every aiohttp
+    connection error into ``ConnectTimeout`` (its first table match wins), so a refused
+    connection would read as a timeout and a down server would never be recognised."""
+    cause = exc.__cause__
+    try:
+        import aiohttp
+    except ImportError:  # pragma: no cover - httpx's own transport
+        return exc
+    if cause is None or isinstance(cause, asyncio.TimeoutError) \
+            or not isinstance(cause, aiohttp.ClientError):
+        return exc
+    if isinstance(cause, aiohttp.ClientConnectorError):
+        return httpx.ConnectError(str(cause), request=request)
+    if isinstance(cause, aiohttp.ServerDisconnectedError):
+        return httpx.RemoteProtocolError(str(cause), request=request)
+    if isinstance(cause, (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError)):
+        return httpx.ReadError(str(cause), request=request)
+    return exc
+
+
+def _deadline_transport(httpx: Any, deadline: float, inner: Any) -> Any:
+    """An HTTP transport whose every attempt (headers AND body) must finish within ``deadline``
+    seconds: httpx's own timeout is per read, so a server trickling a byte at a time would hold
+    a request forever. An expired attempt raises ``ReadTimeout`` (the SDK's retryable timeout).
+    A 5xx whose body says the request is malformed gets ``x-should-retry: false``."""
+
+    class DeadlineTransport(httpx.AsyncBaseTransport):
+        def __init__(self) -> None:
+            self.inner = inner
+
+        async def handle_async_request(self, request: Any) -> Any:
+            try:
+                if _asyncio_timeout is None:  # Python 3.10
+                    return await asyncio.wait_for(self._send(request), deadline)
+                async with _asyncio_timeout(deadline):   # no extra task per attempt
+                    return await self._send(request)
+            except asyncio.TimeoutError:
+                raise httpx.ReadTimeout(f"no complete reply within {deadline:g} s",
+                                        request=request) from None
+
+        async def _send(self, request: Any) -> Any:
+            try:
+                response = await self.inner.handle_async_request(request)
+                try:
+                    body = await response.aread()
+                finally:
+                    await response.aclose()
+            except httpx.TransportError as exc:
+                raise _remapped_aiohttp_error(httpx, exc, request) from exc
+            if response.status_code < 500 or not any(w in body.lower() for w in _MALFORMED_WORDS):
+                return response   # its body is read: the client does not read it again
+            headers = httpx.Headers(response.headers)
+            headers["x-should-retry"] = "false"
+            headers.pop("content-encoding", None)   # aread() has decoded the body
+            headers["content-length"] = str(len(body))
+            return httpx.Response(response.status_code, headers=headers, content=body,
+                                  extensions=response.extensions)
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    return DeadlineTransport()
+
+_asyncio_timeout = getattr(asyncio, "timeout", None)   # Python 3.11+
+
+JSON_SCHEMA_NAME = "responder_reply"
+DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+# One record per call, set in the task making the call: the HTTP client's request hook counts
+# attempts (the SDK's retries included), its response hook keeps the last x-request-id (for
+# SDKs without ``_request_id`` and for failed calls).
+_CALL: contextvars.ContextVar[Optional[Dict[str, Any]]] = contextvars.ContextVar(
+    "mira_openai_call", default=None)
+
+
+def _describe(exc: BaseException) -> str:
+    """``Type: message``, with the transport's cause where the SDK's own message hides it
+    (its connection errors all read ``Connection error.``)."""
+    text = f"{type(exc).__name__}: {exc}"
+    cause = exc.__cause__
+    if cause is not None and str(cause) and str(cause) not in text:
+        text += f" ({type(cause).__name__}: {cause})"
+    return text
+
+
+def _http_library() -> Any:
+    """The SDK's HTTP library: httpx2 in openai 3.x, httpx before."""
+    try:
+        import httpx2
+        return httpx2
+    except ImportError:  # pragma: no cover - older SDK
+        import httpx
+        return httpx
+
+
+def _import_openai() -> Any:
+    try:
+        import openai
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ImportError("OpenAIBackend needs the openai package: "
+                          "pip install 'mira-math[openai]'") from exc
+    return openai
+
+
+async def _on_request(request: Any) -> None:
+    record = _CALL.get()
+    if record is not None:
+        record["attempts"] += 1
+
+
+async def _on_response(response: Any) -> None:
+    record = _CALL.get()
+    if record is not None:
+        record["request_id"] = response.headers.get("x-request-id")
+
+
+async def _close_at_loop_shutdown(client: Any) -> AsyncIterator[None]:
+    try:
+        yield
+    finally:
+        await client.close()
+
+
+def _usage_from_json(usage: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
+    if usage is None:
+        return None
+    out = {k: usage.get(k) for k in ("prompt_tokens", "completion_tokens", "total_tokens")}
+    details = usage.get("completion_tokens_details")
+    if isinstance(details, dict) and details.get("reasoning_tokens") is not None:
+        out["reasoning_tokens"] = details["reasoning_tokens"]
+    return out
+
+
+def _usage_dict(usage: Any) -> Optional[Dict[str, Any]]:
+    if usage is None:
+        return None
+    out: Dict[str, Any] = {
+        "prompt_tokens": getattr(usage, "prompt_tokens", None),
+        "completion_tokens": getattr(usage, "completion_tokens", None),
+        "total_tokens": getattr(usage, "total_tokens", None),
+    }
+    details = getattr(usage, "completion_tokens_details", None)
+    reasoning = getattr(details, "reasoning_tokens", None) if details is not None else None
+    if reasoning is not None:   # reasoning models: hidden tokens, counted in completion_tokens
+        out["reasoning_tokens"] = reasoning
+    return out
+
+
+class OpenAIBackend:
+    """Implements both :class:`~eval.backends.base.ChatBackend` (``complete``) and
+    :class:`~eval.backends.base.AsyncChatBackend` (``acomplete``).
+
+    ``max_tokens_param``: the request field carrying ``GenParams.max_tokens``. The SDK
+    documents ``max_completion_tokens`` (``max_tokens`` is deprecated and rejected by
+    reasoning models, whose hidden reasoning tokens count against the limit); pass
+    ``"max_tokens"`` for an older server that only knows that name.
+    ``sampling_params=False`` leaves ``temperature``/``top_p`` out of the request, for
+    reasoning models that reject them.
+    """
+
+    def __init__(self, model: str, base_url: Optional[str] = None, api_key: Optional[str] = None,
+                 concurrency: int = 16, timeout: float = 120.0, max_retries: int = 6,
+                 max_tokens_param: Optional[str] = None, sampling_params: bool = True,
+                 response_format: Optional[str] = None,
+                 max_connection_failures: int = MAX_CONNECTION_FAILURES):
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if max_retries < 0:
+            raise ValueError("max_retries must be >= 0")
+        official = is_official(base_url)
+        max_tokens_param = max_tokens_param or ("max_completion_tokens" if official else "max_tokens")
+        if max_tokens_param not in ("max_completion_tokens", "max_tokens"):
+            raise ValueError("max_tokens_param must be 'max_completion_tokens' or 'max_tokens'")
+        response_format = response_format or ("json_schema" if official else "auto")
+        if response_format not in RESPONSE_FORMATS:
+            raise ValueError(f"response_format must be one of {', '.join(RESPONSE_FORMATS)}")
+        key = api_key or os.environ.get("OPENAI_API_KEY")
+        if official and not key:
+            raise ValueError(f"OPENAI_API_KEY is not set: refusing to call {resolved_base_url(base_url)} "
+                             "without a key (set it, or give a local server as openai:MODEL@URL)")
+        self._openai = _import_openai()
+        self.model = model
+        self.base_url = base_url
+        self._api_key = key or "EMPTY"   # local servers accept any key
+        self.response_format = response_format
+        self._format_now = "json_schema" if response_format == "auto" else response_format
+        self.max_connection_failures = int(max_connection_failures)
+        self._connection_failures = 0
+        self._over_limit = 0
+        self.concurrency = int(concurrency)
+        self.timeout = float(timeout)
+        self.max_retries = int(max_retries)
+        self.max_tokens_param = max_tokens_param
+        self.sampling_params = sampling_params
+        self._aiohttp_transport = _aiohttp_transport_class()
+        self.http_transport = "aiohttp" if self._aiohttp_transport else "httpx"
+        self._response_class = _http_library().Response   # what the raw ``post`` returns
+        self._post_takes_content = "content" in inspect.signature(
+            self._openai.AsyncOpenAI.post).parameters
+        # acomplete's client: (loop, client, semaphore, closer), rebuilt when the loop changes
+        self._loop_state: Optional[Tuple[asyncio.AbstractEventLoop, Any, asyncio.Semaphore, Any]] = None
+
+    # -- client ---------------------------------------------------------------------------
+
+    def _new_client(self) -> Any:
+        """A client for the running event loop (the SDK's default HTTP client settings, plus
+        the hooks that count attempts and keep the last request id)."""
+        httpx = _http_library()
+        from openai._constants import DEFAULT_CONNECTION_LIMITS
+
+        limits = httpx.Limits(max_connections=max(DEFAULT_CONNECTION_LIMITS.max_connections,
+                                                  self.concurrency),
+                              max_keepalive_connections=max(100, self.concurrency))
+        inner = (self._aiohttp_transport(limits=limits) if self._aiohttp_transport
+                 else httpx.AsyncHTTPTransport(limits=limits))
+        http_client = self._openai.DefaultAsyncHttpxClient(
+            transport=_deadline_transport(httpx, self.timeout, inner),
+            event_hooks={"request": [_on_request], "response": [_on_response]})
+        return self._openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
+                                        timeout=self.timeout, max_retries=self.max_retries,
+                                        http_client=http_client)
+
+    async def _loop_client(self) -> Tuple[Any, asyncio.Semaphore]:
+        loop = asyncio.get_running_loop()
+        state = self._loop_state
+        if state is None or state[0] is not loop:
+            client = self._new_client()
+            # The client is closed inside its loop when the loop shuts its async generators
+            # down (asyncio.run does), or earlier by aclose().
+            closer = _close_at_loop_shutdown(client)
+            state = (loop, client, asyncio.Semaphore(self.concurrency), closer)
+            self._loop_state = state
+            await closer.__anext__()
+        return state[1], state[2]
+
+    async def aclose(self) -> None:
+        """Close the client ``acomplete`` uses in the running loop (if any)."""
+        state, self._loop_state = self._loop_state, None
+        if state is not None and state[0] is asyncio.get_running_loop():
+            await state[3].aclose()
+
+    # -- requests -------------------------------------------------------------------------
+
+    def _kwargs(self, request: ChatRequest, params: GenParams) -> Dict[str, Any]:
+        kwargs: Dict[str, Any] = {"model": self.model, "messages": list(request.conversation),
+                                  "seed": request.seed}
+        if self.sampling_params:
+            kwargs["temperature"] = params.temperature
+            kwargs["top_p"] = params.top_p
+        kwargs[self.max_tokens_param] = params.max_tokens
+        if request.json_schema is not None:
+            if self._format_now == "json_object":   # llama-cpp-python's server takes this form
+                kwargs["response_format"] = {"type": "json_object", "schema": request.json_schema}
+            else:
+                kwargs["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": JSON_SCHEMA_NAME, "strict": True,
+                                    "schema": request.json_schema}}
+        return kwargs
+
+    def _fatal(self, exc: Exception) -> Optional[str]:
+        """Why ``exc`` must stop the run (every further call would fail the same way), or None."""
+        o = self._openai
+        url = resolved_base_url(self.base_url)
+        if isinstance(exc, o.AuthenticationError):
+            return f"the server at {url} refused the API key (HTTP 401): {exc}"
+        if isinstance(exc, o.PermissionDeniedError):
+            return f"no permission for model {self.model!r} at {url} (HTTP 403): {exc}"
+        if isinstance(exc, o.NotFoundError):
+            return f"model {self.model!r} or the endpoint was not found at {url} (HTTP 404): {exc}"
+        if isinstance(exc, o.APIConnectionError) and not isinstance(exc, o.APITimeoutError):
+            self._connection_failures += 1
+            if self._connection_failures >= self.max_connection_failures:
+                return (f"{self._connection_failures} calls in a row got no reply from {url} "
+                        f"(is the server running?): {_describe(exc)}")
+        return None
+
+    def _schema_rejected(self, exc: Exception, kwargs: Dict[str, Any]) -> bool:
+        """A json_schema request (in auto mode) that the server rejected as malformed."""
+        o = self._openai
+        sent = kwargs.get("response_format") or {}
+        return (sent.get("type") == "json_schema" and self.response_format == "auto"
+                and isinstance(exc, (o.BadRequestError, o.UnprocessableEntityError,
+                                     o.InternalServerError)))
+
+    async def _post(self, client: Any, body: Dict[str, Any]) -> Any:
+        """POST the chat completion through the SDK's generic ``post`` (its retries, timeouts
+        and error types) and keep the raw reply: the typed ``create`` spends more client CPU
+        transforming the request and wrapping the reply than the HTTP exchange itself takes
+        (1.6 vs 1.0 ms per call at 16 in flight, ``benchmarks/bench_http.py`` against the
+        previous version of this method). The body goes as JSON bytes where the SDK takes
+        ``content=`` (it deep-copies a ``body`` dict, messages included, on every attempt)."""
+        if self._post_takes_content:
+            return await client.post("/chat/completions", content=json.dumps(body).encode(),
+                                     cast_to=self._response_class)
+        return await client.post("/chat/completions", body=body, cast_to=self._response_class)
+
+    async def _call(self, client: Any, request: ChatRequest, params: GenParams) -> Completion:
+        """One chat completion; never raises for a failed item (a fatal error raises
+        :class:`FatalBackendError`). The reply is read as raw JSON (no pydantic objects); the
+        SDK's retries, timeouts and error types are kept."""
+        record: Dict[str, Any] = {"attempts": 0, "request_id": None}
+        token = _CALL.set(record)
+        t0 = time.perf_counter()
+        try:
+            kwargs = self._kwargs(request, params)
+            try:
+                http = await self._post(client, kwargs)
+            except Exception as exc:
+                if not self._schema_rejected(exc, kwargs):
+                    raise
+                if self._format_now == "json_schema":
+                    LOG.warning("the server rejected response_format json_schema (%s); using "
+                                "json_object with the schema from now on", type(exc).__name__)
+                self._format_now = "json_object"
+                http = await self._post(client, self._kwargs(request, params))
+        except Exception as exc:
+            fatal = self._fatal(exc)
+            if fatal:
+                raise FatalBackendError(fatal) from None
+            meta: Dict[str, Any] = {"model": self.model,
+                                    "latency_s": round(time.perf_counter() - t0, 4),
+                                    "attempts": record["attempts"]}
+            status = getattr(exc, "status_code", None)
+            if status is not None:
+                meta["status_code"] = status
+            request_id = getattr(exc, "request_id", None) or record["request_id"]
+            if request_id:
+                meta["request_id"] = request_id
+            return Completion(error=_describe(exc), meta=meta)
+        finally:
+            _CALL.reset(token)
+        self._connection_failures = 0
+        return self._parse(http, record, round(time.perf_counter() - t0, 4), params)
+
+    def _parse(self, http: Any, record: Dict[str, Any], latency: float, params: GenParams) -> Completion:
+        body = http.content
+        meta: Dict[str, Any] = {"request_id": http.headers.get("x-request-id") or record["request_id"],
+                                "latency_s": latency, "attempts": record["attempts"],
+                                "status_code": http.status_code}
+        try:
+            data = json.loads(body)
+        except (ValueError, RecursionError):
+            data = None
+        if not isinstance(data, dict):
+            kind = http.headers.get("content-type", "?")
+            head = body[:80].decode("utf-8", "replace")
+            what = "an HTML page" if head.lstrip().lower().startswith(("<!doctype", "<html")) else "not JSON"
+            return Completion(error=f"NotJSON: HTTP {http.status_code} reply is {what} "
+                                    f"(content-type {kind}): {head!r}", meta=meta)
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else None
+        meta.update({"id": data.get("id"), "system_fingerprint": data.get("system_fingerprint"),
+                     "model": data.get("model"), "usage": _usage_from_json(usage)})
+        if usage and isinstance(usage.get("completion_tokens"), int) \
+                and usage["completion_tokens"] > params.max_tokens:
+            meta["over_token_limit"] = True
+            self._over_limit += 1
+            if self._over_limit == 1:
+                LOG.warning("the server at %s ignored the token limit: a reply has %d completion "
+                            "tokens for %s=%d (try --api-max-tokens-param)",
+                            resolved_base_url(self.base_url), usage["completion_tokens"],
+                            self.max_tokens_param, params.max_tokens)
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return Completion(error="EmptyResponse: the reply has no choices", meta=meta)
+        choice = choices[0]
+        message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
+        text = message.get("content") if isinstance(message.get("content"), str) else ""
+        refusal = message.get("refusal") if isinstance(message.get("refusal"), str) else None
+        return Completion(text=text, finish_reason=choice.get("finish_reason"),
+                          refusal=refusal or None, meta=meta)
+
+    async def acomplete(self, request: ChatRequest, params: GenParams) -> Completion:
+        client, semaphore = await self._loop_client()
+        async with semaphore:
+            return await self._call(client, request, params)
+
+    async def _complete_all(self, requests: Sequence[ChatRequest], params: GenParams) -> List[Completion]:
+        client = self._new_client()
+        semaphore = asyncio.Semaphore(self.concurrency)
+
+        async def one(request: ChatRequest) -> Completion:
+            async with semaphore:
+                return await self._call(client, request, params)
+
+        try:
+            return list(await asyncio.gather(*(one(r) for r in requests)))
+        finally:
+            await client.close()
+
+    def complete(self, requests: Sequence[ChatRequest], params: GenParams) -> List[Completion]:
+        """The batch, at most ``concurrency`` in flight, results in request order. Runs its
+        own event loop (in a worker thread when called from inside a running loop)."""
+        requests = list(requests)
+        if not requests:
+            return []
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return asyncio.run(self._complete_all(requests, params))
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, self._complete_all(requests, params)).result()
+
+    def hash_params(self) -> Dict[str, Any]:
+        """What shapes the replies besides the decoding parameters: part of the config hash."""
+        return {"base_url": resolved_base_url(self.base_url), "max_tokens_param": self.max_tokens_param,
+                "sampling_params": self.sampling_params, "response_format": self.response_format}
+
+    def describe(self) -> Dict[str, Any]:
+        return {
+            "backend": "openai",
+            "model": self.model,
+            "base_url": resolved_base_url(self.base_url),
+            "response_format": self.response_format,
+            "concurrency": self.concurrency,
+            "timeout": self.timeout,
+            "max_retries": self.max_retries,
+            "max_tokens_param": self.max_tokens_param,
+            "sampling_params": self.sampling_params,
+            "sdk": "openai",
+            "sdk_version": getattr(self._openai, "__version__", None),
+            "http_transport": self.http_transport,
+        }

@@ -1,0 +1,446 @@
+"""The Markdown report of any set of runs, with PNG figures (matplotlib, Agg).
+
+``report(run_dirs, out_dir)`` groups the directories into runs (declared shards merged), reuses
+each run's ``scores.json`` when it matches the run's files (see
+:func:`eval.score_output.cached_scores`) and scores the others without writing into the run
+directories, then writes into ``out_dir``:
+
+* ``report.md``: the runs (full spec, split, decoding, status), overall metrics, accuracy (95%
+  CI, chance level) by type, difficulty, difficulty x type and family, request quality, the
+  trace decomposition with its unreadable answers, four-shot minus zero-shot deltas, per-run
+  tables of every group, and the metric definitions;
+* ``fig_accuracy.png`` (accuracy per model and regime, the paper's Figure 2),
+  ``fig_accuracy_by_type.png`` (Figure 3), ``fig_accuracy_by_difficulty.png`` (Figure 4),
+  ``fig_family_heatmap.png`` (family x run, not-evaluated cells hatched),
+  ``fig_fewshot_deltas.png`` (per-family four-shot deltas), ``fig_request_quality.png``
+  (first-request success and hit rate, canonical vs any offer) and
+  ``fig_trace_decomposition.png`` (stacked bars with their numbers).
+
+Every axis is in percent. The same inputs give the same bytes: exact scores rounded once,
+matplotlib's default style, fixed sizes and dpi, PNGs saved without the Software text chunk.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, List, Optional, Sequence
+
+from mira_math.eval.score_output import SUMMARY_HEADER, cached_scores, summary_row, trace_cell
+from mira_math.eval.scoring import (DEFINITIONS, GroupMetrics, RunScores, ScoringError, assign_labels, fixed,
+                          group_runs, pair_regimes, pct, score_run, short_spec)
+
+REPORT = "report.md"
+DPI = 100
+TRACE_LABELS = {"trace_no_canonical": "no canonical hint acquired",
+                "trace_canonical_wrong": "canonical hint acquired, answer wrong",
+                "trace_correct": "correct"}
+TRACE_COLOURS = ("#bbbbbb", "#e08040", "#3070b0")
+MISSING_COLOUR = "#dddddd"
+
+
+@dataclass(frozen=True)
+class Figure:
+    file: str
+    title: str
+    draw: Callable[..., None]
+    size: Callable[[Sequence[RunScores]], tuple]
+
+
+def model_label(s: RunScores) -> str:
+    """A run's label without its regime: the 'model' the regimes are compared for."""
+    parts = [p for p in s.label.split(" | ") if p != s.run.regime]
+    return " | ".join(parts)
+
+
+def wrap(label: str, width: int = 22) -> str:
+    return "\n".join(textwrap.wrap(label, width, break_long_words=True)) or label
+
+
+def _pct_value(m: Optional[GroupMetrics], name: str = "accuracy") -> float:
+    value = None if m is None else getattr(m, name)
+    return float("nan") if value is None else float(fixed(value * 100, 2))
+
+
+def _group_names(scores: Sequence[RunScores], kind: str) -> List[str]:
+    names = {g.group for s in scores for g in s.groups if g.kind == kind}
+    return sorted(names, key=lambda n: (int(n), n) if n.isdigit() else (0, n))
+
+
+# ------------------------------------------------------------------ figures
+
+def _percent_axis(ax, axis: str = "y") -> None:
+    (ax.set_ylim if axis == "y" else ax.set_xlim)(0, 105 if axis == "y" else 100)
+    ax.grid(axis=axis, alpha=0.3)
+
+
+def _legend_below(ax, ncol: int) -> None:
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=max(1, ncol), frameon=False)
+
+
+def _bars(ax, categories: List[str], series: List[tuple]) -> None:
+    """Grouped bars in %: ``series`` = [(name, values, lows, highs, chances)]; each bar's chance
+    level (runs may cover other instances) is a dashed black mark across it (nan: none finite)."""
+    import math
+
+    import numpy as np
+
+    width = 0.8 / max(1, len(series))
+    x = np.arange(len(categories))
+    drawn = False
+    for i, (name, values, lows, highs, chances) in enumerate(series):
+        values = np.array(values, dtype=float)
+        err = np.nan_to_num(np.array([[max(0.0, v - lo) for v, lo in zip(values, lows)],
+                                      [max(0.0, hi - v) for v, hi in zip(values, highs)]]))
+        pos = x + (i - (len(series) - 1) / 2) * width
+        ax.bar(pos, np.nan_to_num(values), width, label=name, yerr=err, capsize=3, color=f"C{i % 10}")
+        for p, v, c in zip(pos, values, chances):
+            if math.isnan(v):
+                ax.text(p, 1, "n/a", ha="center", va="bottom", fontsize=7, color="#666666", rotation=90)
+            elif not math.isnan(c):
+                ax.hlines(c, p - width / 2, p + width / 2, colors="black", linestyles="--", linewidth=1.4,
+                          label=None if drawn else "chance (blind guess, finite-answer instances)")
+                drawn = True
+    ax.set_xticks(x, [wrap(c) for c in categories], fontsize=8)
+    _percent_axis(ax)
+    ax.set_ylabel("accuracy (%)")
+    _legend_below(ax, min(3, len(series) + drawn))
+
+
+def _accuracy_series(scores: Sequence[RunScores], kind: str, names: List[str]) -> List[tuple]:
+    out = []
+    for s in scores:
+        ms = [s.group(kind, n) for n in names]
+        out.append((s.label, [_pct_value(m) for m in ms], [_pct_value(m, "accuracy_ci_low") for m in ms],
+                    [_pct_value(m, "accuracy_ci_high") for m in ms], [_pct_value(m, "chance") for m in ms]))
+    return out
+
+
+def draw_accuracy(ax, scores: Sequence[RunScores]) -> None:
+    """Figure 2: one group of bars per model, one bar per regime, 95% CI whiskers."""
+    models = list(dict.fromkeys(model_label(s) for s in scores))
+    regimes = list(dict.fromkeys(s.run.regime for s in scores))
+    names = {"zs": "zero-shot", "4s": "four-shot"}
+    series = []
+    for regime in regimes:
+        ms = [next((s.overall for s in scores if s.run.regime == regime and model_label(s) == m), None)
+              for m in models]
+        series.append((names.get(regime, regime), [_pct_value(m) for m in ms],
+                       [_pct_value(m, "accuracy_ci_low") for m in ms], [_pct_value(m, "accuracy_ci_high") for m in ms],
+                       [_pct_value(m, "chance") for m in ms]))
+    _bars(ax, models, series)
+    ax.set_title("Accuracy (%) per model and regime, 95% CI")
+
+
+def draw_by(kind: str, title: str) -> Callable[..., None]:
+    def draw(ax, scores: Sequence[RunScores]) -> None:
+        names = _group_names(scores, kind)
+        _bars(ax, names, _accuracy_series(scores, kind, names))
+        ax.set_xlabel(kind)
+        ax.set_title(title)
+    return draw
+
+
+def draw_trace(ax, scores: Sequence[RunScores]) -> None:
+    """Stacked horizontal bars in %, each segment with its number; unreadable answers hatched
+    inside the two wrong classes."""
+    import numpy as np
+
+    labels = [wrap(s.label, 30) for s in scores]
+    y = np.arange(len(scores))
+    left = np.zeros(len(scores))
+    for i, (name, text) in enumerate(TRACE_LABELS.items()):
+        values = np.nan_to_num(np.array([_pct_value(s.overall, name) for s in scores]))
+        ax.barh(y, values, left=left, label=text, color=TRACE_COLOURS[i], height=0.6)
+        if name != "trace_correct":
+            attr = name + "_unreadable"
+            unread = np.array([100 * getattr(s.overall, attr) / s.overall.n if s.overall.n else 0.0
+                               for s in scores])
+            ax.barh(y, unread, left=left, height=0.6, color="none", edgecolor="black", hatch="//",
+                    linewidth=0, label="of which unreadable answer" if i == 0 else None)
+        for yi, (l, v) in enumerate(zip(left, values)):
+            if v >= 4:
+                ax.text(l + v / 2, yi, f"{v:.1f}", ha="center", va="center", fontsize=8,
+                        color="white" if i else "black")
+        left = left + values
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_xlim(0, 100)
+    ax.set_ylim(len(scores) - 0.5, -0.5)
+    ax.set_xlabel("share of instances (%)")
+    ax.set_title("Trace decomposition")
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(scores) < 3 else -0.2),
+              ncol=2, frameon=False)
+
+
+def draw_heatmap(ax, scores: Sequence[RunScores]) -> None:
+    """Family x run accuracy in %; a family a run did not evaluate is a hatched grey cell."""
+    import numpy as np
+    from matplotlib.patches import Patch, Rectangle
+
+    families = _group_names(scores, "family")
+    grid = np.array([[_pct_value(s.group("family", f)) for s in scores] for f in families], dtype=float)
+    image = ax.imshow(np.ma.masked_invalid(grid), cmap="viridis", vmin=0, vmax=100, aspect="auto")
+    missing = False
+    for r in range(len(families)):
+        for c in range(len(scores)):
+            if np.isnan(grid[r, c]):
+                missing = True
+                ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, facecolor=MISSING_COLOUR, hatch="xx",
+                                       edgecolor="#999999", linewidth=0))
+            else:
+                ax.text(c, r, f"{grid[r, c]:.0f}", ha="center", va="center", fontsize=7,
+                        color="white" if grid[r, c] < 60 else "black")
+    ax.set_xticks(range(len(scores)), [wrap(s.label, 18) for s in scores], rotation=30, ha="right",
+                  fontsize=8)
+    ax.set_yticks(range(len(families)), families, fontsize=8)
+    ax.set_title("Accuracy (%) by family", pad=24 if missing else 6)
+    bar = ax.figure.colorbar(image, ax=ax, fraction=0.04)
+    bar.set_label("accuracy (%)")
+    if missing:
+        ax.legend(handles=[Patch(facecolor=MISSING_COLOUR, hatch="xx", edgecolor="#999999",
+                                 label="not evaluated")], fontsize=8, loc="lower left",
+                  bbox_to_anchor=(0.0, 1.0), frameon=False, borderaxespad=0.2)
+
+
+def _delta_pairs(scores: Sequence[RunScores]) -> List[RunScores]:
+    return [s for s in scores if s.deltas and s.run.regime == "4s"]
+
+
+def draw_deltas(ax, scores: Sequence[RunScores]) -> None:
+    """Per-family four-shot minus zero-shot accuracy (points), one bar per run pair."""
+    import numpy as np
+
+    pairs = _delta_pairs(scores)
+    if not pairs:
+        ax.text(0.5, 0.5, "no run is given in both regimes", ha="center", va="center", fontsize=11,
+                transform=ax.transAxes)
+        ax.set_axis_off()
+        ax.set_title("Four-shot minus zero-shot accuracy by family")
+        return
+    families = sorted({d.group for s in pairs for d in s.deltas if d.kind == "family"})
+    height = 0.8 / len(pairs)
+    y = np.arange(len(families))
+    for i, s in enumerate(pairs):
+        by = {d.group: float(fixed(d.delta * 100, 2)) for d in s.deltas if d.kind == "family"}
+        values = np.array([by.get(f, np.nan) for f in families])
+        pos = y + (i - (len(pairs) - 1) / 2) * height
+        ax.barh(pos, np.nan_to_num(values), height, label=model_label(s), color=f"C{i % 10}")
+        for p, v in zip(pos, values):              # the number, so a zero delta is visible too
+            if not np.isnan(v):
+                ax.text(v + (0.15 if v >= 0 else -0.15), p, f"{v:+.1f}", va="center",
+                        ha="left" if v >= 0 else "right", fontsize=7)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_yticks(y, families, fontsize=8)
+    ax.set_ylim(len(families) - 0.5, -0.5)
+    limit = max(5.0, max(abs(float(d.delta)) * 100 for s in pairs for d in s.deltas) * 1.1)
+    ax.set_xlim(-limit, limit)
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_xlabel("four-shot minus zero-shot accuracy (percentage points)")
+    ax.set_title("Four-shot minus zero-shot accuracy by family")
+    ax.legend(fontsize=8, loc="lower right", title="four-shot vs zero-shot of", title_fontsize=8)
+
+
+def draw_requests(ax, scores: Sequence[RunScores]) -> None:
+    """First-request success and hit rate per run: canonical offers (solid) vs any offer (hatched)."""
+    import numpy as np
+
+    bars = [("first_request_success", "first request: canonical offer", "C0", None),
+            ("first_request_offer", "first request: any offer", "C0", "//"),
+            ("hit_rate", "hit rate: canonical offers", "C1", None),
+            ("offer_rate", "hit rate: any offer", "C1", "//")]
+    width = 0.2
+    x = np.arange(len(scores))
+    for i, (name, text, colour, hatch) in enumerate(bars):
+        values = np.array([_pct_value(s.overall, name) for s in scores])
+        pos = x + (i - 1.5) * width
+        ax.bar(pos, np.nan_to_num(values), width, label=text, color=colour if hatch is None else "white",
+               edgecolor=colour, hatch=hatch, linewidth=1.2)
+        for p, v in zip(pos, values):
+            ax.text(p, (0 if np.isnan(v) else v) + 1, "n/a" if np.isnan(v) else f"{v:.0f}", ha="center",
+                    va="bottom", fontsize=7)
+    ax.set_xticks(x, [wrap(s.label) for s in scores], fontsize=8)
+    _percent_axis(ax)
+    ax.set_ylabel("%")
+    ax.set_title("Request quality: canonical vs any offer (hit rate over instances with a request)")
+    _legend_below(ax, 2)
+
+
+def _bar_width(scores: Sequence[RunScores], categories: int) -> tuple:
+    return max(8.0, 0.6 + categories * max(1.2, 0.35 * len(scores))), 5.2
+
+
+FIGURES = [
+    Figure("fig_accuracy.png", "Accuracy per model and regime (the paper's Figure 2)", draw_accuracy,
+           lambda sc: _bar_width(sc, len({model_label(s) for s in sc}))),
+    Figure("fig_accuracy_by_type.png", "Accuracy by type (Figure 3)",
+           draw_by("type", "Accuracy (%) by type, 95% CI"), lambda sc: _bar_width(sc, 2)),
+    Figure("fig_accuracy_by_difficulty.png", "Accuracy by difficulty (Figure 4)",
+           draw_by("difficulty", "Accuracy (%) by difficulty, 95% CI"), lambda sc: _bar_width(sc, 3)),
+    Figure("fig_family_heatmap.png", "Family x run accuracy heatmap", draw_heatmap,
+           lambda sc: (4.5 + 1.3 * len(sc), 2.2 + 0.32 * len(_group_names(sc, "family")))),
+    Figure("fig_fewshot_deltas.png", "Four-shot minus zero-shot accuracy by family", draw_deltas,
+           lambda sc: (8.0, 2.0 + (0.3 * len(_group_names(sc, "family")) if _delta_pairs(sc) else 1.0))),
+    Figure("fig_request_quality.png", "Request quality (canonical vs any offer)", draw_requests,
+           lambda sc: (max(8.0, 1.0 + 1.8 * len(sc)), 5.0)),
+    Figure("fig_trace_decomposition.png", "Trace decomposition", draw_trace,
+           lambda sc: (9.0, 1.6 + 0.55 * len(sc) + 0.6)),
+]
+
+
+def save_figure(fig: Figure, scores: Sequence[RunScores], path: Path) -> None:
+    from matplotlib import style
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure as MplFigure
+
+    with style.context("default"):
+        canvas = FigureCanvasAgg(MplFigure(figsize=fig.size(scores), dpi=DPI))
+        figure = canvas.figure
+        fig.draw(figure.subplots(), scores)
+        figure.tight_layout()
+        figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None}, bbox_inches="tight",
+                       pad_inches=0.15)
+
+
+# ------------------------------------------------------------------ markdown
+
+def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    esc = lambda c: str(c).replace("|", "\\|")
+    lines = ["| " + " | ".join(esc(h) for h in header) + " |",
+             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows])
+
+
+def acc_cell(m: Optional[GroupMetrics]) -> str:
+    if m is None or m.accuracy is None:
+        return "not evaluated"
+    text = f"{pct(m.accuracy)} [{pct(m.accuracy_ci_low)}, {pct(m.accuracy_ci_high)}]"
+    return text + (f" (chance {pct(m.chance)}, n={m.chance_n})" if m.chance_n else "")
+
+
+def accuracy_table(scores: Sequence[RunScores], kind: str) -> str:
+    names = _group_names(scores, kind)
+    rows = [[n] + [acc_cell(s.group(kind, n)) for s in scores] for n in names]
+    return md_table([kind] + [s.label for s in scores], rows)
+
+
+def run_table(scores: Sequence[RunScores]) -> str:
+    rows = []
+    for s in scores:
+        r = s.run
+        responder = "none (oracle hint)" if r.condition == "oracle_hint" else f"`{r.get('responder')}`"
+        shards = "-" if r.shard_count is None else f"{len(r.shards_present)}/{r.shard_count}"
+        rows.append([s.label, f"`{r.get('solver')}`", responder, r.regime, r.condition,
+                     r.get("protocol", "paper"), r.split, r.dataset_checksum[:12] or "-", r.decoding,
+                     ", ".join(d.name for d in r.dirs), shards, r.run_hash[:12], str(r.transcripts),
+                     str(r.expected), r.status])
+    return md_table(["run", "solver", "responder", "regime", "condition", "protocol", "split (seed sets)",
+                     "dataset sha256", "decoding", "directories", "shards", "run_hash", "transcripts",
+                     "selected", "status"], rows)
+
+
+def per_run_table(s: RunScores) -> str:
+    rows = [[f"{g.kind}: {g.group}"] + summary_row(g.metrics) for g in s.groups]
+    return md_table(["group"] + SUMMARY_HEADER[1:], rows)
+
+
+def delta_tables(scores: Sequence[RunScores]) -> List[str]:
+    out = []
+    for s in _delta_pairs(scores):
+        rows = [[d.group, pct(d.zero_shot), pct(d.four_shot), pct(d.delta)] for d in s.deltas]
+        out.append(f"**{s.label}** minus **{s.paired_with}** (percentage points):\n\n"
+                   + md_table(["group", "zero-shot %", "four-shot %", "delta"], rows))
+    return out
+
+
+def render_markdown(scores: Sequence[RunScores]) -> str:
+    fig = {f.file: f for f in FIGURES}
+
+    def figure(name: str) -> str:
+        return f"![{fig[name].title}]({name})\n\nFigure file: `{name}`"
+
+    o = lambda s: s.overall
+    trace_rows = [[s.label, str(o(s).n), trace_cell(o(s)), f"{pct(o(s).unreadable)} ({o(s).unreadable_n})",
+                   str(o(s).noncanonical_offers), pct(o(s).noncanonical_offer_share)] for s in scores]
+    request_rows = [[s.label, pct(o(s).first_request_success), pct(o(s).first_request_offer),
+                     pct(o(s).hit_rate), pct(o(s).offer_rate), str(o(s).hit_rate_n),
+                     f"{pct(o(s).fallback_share)} ({o(s).fallback_answers} of {o(s).answered})"]
+                    for s in scores]
+    incomplete = [s.label for s in scores if not s.run.complete]
+    parts = [
+        "# MIRA-Math evaluation report",
+        "Computed from transcripts and the dataset alone (no model calls). Percentages; accuracy "
+        "is followed by its 95% bootstrap CI and, where the solver's view leaves finitely many "
+        "answers, the chance level of a blind guess (over the n instances where it is finite). "
+        "Errored transcripts are counted in `err` and excluded from every other metric.",
+        "## Runs", run_table(scores),
+    ]
+    if incomplete:
+        parts.append("**INCOMPLETE runs** (a shard or transcripts missing; their numbers cover only "
+                     "what was run): " + "; ".join(incomplete))
+    parts += [
+        "## Overall", md_table(SUMMARY_HEADER, [[s.label] + summary_row(s.overall) for s in scores]),
+        "Columns: acc% with its 95% CI; chance% (instances with a finite chance level); hit% canonical "
+        "hit rate (instances without any request); offer% the any-offer hit rate; 1st% first-request "
+        "success (canonical offer), 1st-any% with any offer; req, decl, hints per instance; req<offer "
+        "declined requests before the first offer; tokens per instance; fmt format errors; unread% "
+        "unreadable answers; fallback% answers taken without an ANSWER: line; trace shares (no "
+        "canonical / canonical but wrong / correct, unreadable counts in brackets); noncanon "
+        "noncanonical offers.",
+        figure("fig_accuracy.png"),
+        "## Accuracy by type", accuracy_table(scores, "type"), figure("fig_accuracy_by_type.png"),
+        "## Accuracy by difficulty", accuracy_table(scores, "difficulty"),
+        figure("fig_accuracy_by_difficulty.png"),
+        "## Accuracy by difficulty x type", accuracy_table(scores, "difficulty_type"),
+        "## Accuracy by family", accuracy_table(scores, "family"), figure("fig_family_heatmap.png"),
+        "## Request quality",
+        "Canonical: the offered line is a hint of the instance's hint specification; any offer: the "
+        "paper's literal metric, which also counts facts the solver already held.",
+        md_table(["run", "1st request canonical %", "1st request any offer %", "hit rate canonical %",
+                  "hit rate any offer %", "instances with a request", "fallback answers % (of answered)"],
+                 request_rows),
+        figure("fig_request_quality.png"),
+        "## Trace decomposition",
+        md_table(["run", "n", "no canonical (unreadable) / canonical wrong (unreadable) / correct %",
+                  "unreadable % (n)", "noncanonical offers", "instances with one"], trace_rows),
+        figure("fig_trace_decomposition.png"),
+        "## Four-shot minus zero-shot",
+    ]
+    deltas = delta_tables(scores)
+    parts += deltas or ["No run is given in both regimes."]
+    parts.append(figure("fig_fewshot_deltas.png"))
+    parts.append("## Every group, per run")
+    for s in scores:
+        parts += [f"### {s.label}", per_run_table(s)]
+    parts.append("## Definitions")
+    parts.append("\n".join(f"- `{k}`: {v}" for k, v in DEFINITIONS.items()))
+    return "\n\n".join(parts) + "\n"
+
+
+def load_scores(run_dirs: Sequence[Path]) -> List[RunScores]:
+    """Every run's scores: its scores.json when current, else scored now (nothing written)."""
+    infos = group_runs([Path(d) for d in run_dirs])
+    scores = [cached_scores(info) or score_run(info) for info in infos]
+    assign_labels(infos)
+    pair_regimes(scores)
+    return scores
+
+
+def report(run_dirs: Sequence[Path], out_dir: Path) -> List[Path]:
+    """Score (or reuse the scores of) ``run_dirs`` and write ``report.md`` and the figures."""
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:      # checked, not imported: scoring first
+        raise ScoringError("report needs matplotlib: pip install -e '.[report]'")
+    scores = load_scores(run_dirs)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for fig in FIGURES:
+        save_figure(fig, scores, out_dir / fig.file)
+        written.append(out_dir / fig.file)
+    (out_dir / REPORT).write_text(render_markdown(scores), encoding="utf-8")
+    return [out_dir / REPORT] + written
+
+
+__all__ = ["FIGURES", "REPORT", "load_scores", "model_label", "render_markdown", "report", "short_spec"]

@@ -1,0 +1,198 @@
+"""Writing, reading back and showing scores: ``write_scores`` writes ``scores.json`` and
+``scores.csv`` into a run's (first) directory, ``cached_scores`` reads a ``scores.json`` back when
+it still matches the run's files (so ``report`` does not score again), ``render_table`` is the
+terminal summary. The metrics are computed in :mod:`eval.scoring` (this module imports it, never
+the reverse); they are exact fractions, rounded here only when written, so files are byte-stable.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+from mira_math.generators.atomic import write_atomic
+from mira_math.eval.scoring import (DEFINITIONS, METRICS, SCORES_VERSION, GroupMetrics, GroupScore, RunInfo,
+                          RunScores, content_fingerprint, fixed, json_value, pct)
+
+SCORES_JSON = "scores.json"
+SCORES_CSV = "scores.csv"
+PLACES = 4                        # decimals written for every ratio / mean
+
+
+def cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, Fraction):
+        return fixed(value, PLACES)
+    return str(value)
+
+
+def exact_value(value: Any) -> Any:
+    """A metric as JSON without rounding: a fraction as "p/q" text, ints as they are."""
+    return str(value) if isinstance(value, Fraction) else value
+
+
+def _rel(path: Path, base: Path) -> str:
+    return Path(os.path.relpath(path.resolve(), base.resolve())).as_posix()
+
+
+def run_section(r: RunInfo) -> Dict[str, Any]:
+    c = r.config
+    return {"label": r.label, "solver": c.get("solver"), "responder": c.get("responder"),
+            "regime": r.regime, "condition": r.condition, "protocol": c.get("protocol", "paper"),
+            "split": r.split, "decoding": r.decoding, "run_hash": r.run_hash,
+            "shard_count": r.shard_count, "shards_present": sorted(r.shards_present),
+            "shards": [_rel(d, r.out_dir) for d in r.dirs],
+            "config_hashes": [m.get("config_hash") for m in r.manifests],
+            "dataset_files": (r.manifests[0].get("dataset") or {}).get("files"),
+            "dataset_checksum": r.dataset_checksum,
+            "transcripts": r.transcripts, "selected": r.expected, "missing": r.missing,
+            "status": r.status, "fingerprint": r.fingerprint}
+
+
+def scores_document(s: RunScores) -> Dict[str, Any]:
+    return {
+        "scores_version": SCORES_VERSION,
+        "run": run_section(s.run),
+        "notes": ["errored transcripts are counted in 'errored' and excluded from every other metric",
+                  f"ratios and means are exact fractions rounded half-to-even to {PLACES} decimals; "
+                  "'exact' holds them unrounded",
+                  "canonical offers are checked against the instance's hint constraints",
+                  "instances are keyed by (seed set, id)"],
+        "definitions": DEFINITIONS,
+        "groups": [{"kind": g.kind, "group": g.group,
+                    "metrics": {m: json_value(v) for m, v in g.metrics.as_dict().items()},
+                    "exact": {m: exact_value(v) for m, v in g.metrics.as_dict().items()}}
+                   for g in s.groups],
+        "deltas": {"paired_with": s.paired_with,
+                   "accuracy_delta_4s_minus_zs": [
+                       {"kind": d.kind, "group": d.group, "zs": json_value(d.zero_shot),
+                        "4s": json_value(d.four_shot), "delta": json_value(d.delta)}
+                       for d in s.deltas]},
+    }
+
+
+def scores_csv(s: RunScores) -> str:
+    """Long format: run, group_kind, group, metric, value; the run's status rows first."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["run", "group_kind", "group", "metric", "value"])
+    writer.writerow([s.label, "run", "all", "status", "complete" if s.run.complete else "INCOMPLETE"])
+    writer.writerow([s.label, "run", "all", "missing", s.run.missing])
+    for g in s.groups:
+        for metric, value in g.metrics.as_dict().items():
+            writer.writerow([s.label, g.kind, g.group, metric, cell(value)])
+    for d in s.deltas:
+        writer.writerow([s.label, d.kind, d.group, "accuracy_delta_4s_minus_zs", cell(d.delta)])
+    return buf.getvalue()
+
+
+def write_scores(scores: Sequence[RunScores]) -> List[Path]:
+    """Each run's files into its first directory, each written whole or not at all."""
+    written = []
+    for s in scores:
+        out = s.run.out_dir
+        write_atomic(out / SCORES_CSV, scores_csv(s).encode("utf-8"))
+        write_atomic(out / SCORES_JSON, (json.dumps(scores_document(s), indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+        written += [out / SCORES_JSON, out / SCORES_CSV]
+    return written
+
+
+def _metrics_from_exact(exact: Dict[str, Any]) -> GroupMetrics:
+    values = {m: (Fraction(v) if isinstance(v, str) else v) for m, v in exact.items()}
+    return GroupMetrics(**{m: values[m] for m in METRICS})
+
+
+def cached_scores(info: RunInfo) -> Optional[RunScores]:
+    """The run's scores.json when it was written by this scoring version for exactly these files
+    (manifests and transcripts, checked by their fingerprint), else None."""
+    path = info.out_dir / SCORES_JSON
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        run = doc["run"]
+        if doc.get("scores_version") != SCORES_VERSION or run.get("fingerprint") != content_fingerprint(info):
+            return None
+        if sorted(_rel(d, info.out_dir) for d in info.dirs) != sorted(run["shards"]):
+            return None
+        groups = [GroupScore(g["kind"], g["group"], _metrics_from_exact(g["exact"])) for g in doc["groups"]]
+    except (ValueError, KeyError, TypeError, RecursionError):
+        return None                       # unreadable or older: score again
+    info.transcripts, info.expected = run["transcripts"], run["selected"]
+    info.seed_sets = run["split"].split("+") if run["split"] != "-" else []
+    info.fingerprint = run["fingerprint"]
+    return RunScores(info, groups)
+
+
+# ------------------------------------------------------------------ the terminal table
+
+def num(value: Optional[Fraction], places: int = 2) -> str:
+    return "-" if value is None else fixed(value, places)
+
+
+def _table(header: List[str], rows: List[List[str]]) -> str:
+    widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
+    line = lambda r: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
+    return "\n".join([line(header), "  ".join("-" * w for w in widths)] + [line(r) for r in rows])
+
+
+def trace_cell(m: GroupMetrics) -> str:
+    """no canonical / canonical wrong / correct shares, unreadable counts in brackets."""
+    return (f"{pct(m.trace_no_canonical)} ({m.trace_no_canonical_unreadable})/"
+            f"{pct(m.trace_canonical_wrong)} ({m.trace_canonical_wrong_unreadable})/{pct(m.trace_correct)}")
+
+
+def summary_row(m: GroupMetrics) -> List[str]:
+    ci = f"[{pct(m.accuracy_ci_low)}, {pct(m.accuracy_ci_high)}]" if m.accuracy is not None else ""
+    return [str(m.n), str(m.errored), pct(m.accuracy), ci, f"{pct(m.chance)} ({m.chance_n})",
+            f"{pct(m.hit_rate)} ({m.no_request})", pct(m.offer_rate), pct(m.first_request_success),
+            pct(m.first_request_offer), num(m.avg_requests), num(m.avg_declines), num(m.avg_hints),
+            num(m.requests_before_first_offer), num(m.avg_tokens, 1), str(m.format_errors),
+            f"{pct(m.unreadable)} ({m.unreadable_n})", f"{pct(m.fallback_share)} ({m.fallback_answers})",
+            trace_cell(m), str(m.noncanonical_offers)]
+
+
+SUMMARY_HEADER = ["run", "n", "err", "acc%", "95% CI", "chance% (n)", "hit% (no req)", "offer%", "1st%",
+                  "1st-any%", "req", "decl", "hints", "req<offer", "tokens", "fmt", "unread% (n)",
+                  "fallback% (n)", "trace nc (unread)/cw (unread)/ok %", "noncanon"]
+
+
+def render_table(scores: Sequence[RunScores]) -> str:
+    """Runs (with status), overall metrics, accuracy by type / difficulty / family, deltas."""
+    runs = [[s.label, s.run.split, s.run.decoding, str(s.run.transcripts), str(s.run.expected),
+             s.run.status] for s in scores]
+    parts = [_table(["run", "split", "decoding", "transcripts", "selected", "status"], runs),
+             _table(SUMMARY_HEADER, [[s.label] + summary_row(s.overall) for s in scores])]
+    for kind in ("type", "difficulty", "family"):
+        names = sorted({g.group for s in scores for g in s.groups if g.kind == kind})
+        rows = []
+        for name in names:
+            row = [name]
+            for s in scores:
+                m = s.group(kind, name)
+                row.append("-" if m is None else f"{pct(m.accuracy)} (chance {pct(m.chance)})")
+            rows.append(row)
+        parts.append(f"accuracy % by {kind}:\n" + _table([kind] + [s.label for s in scores], rows))
+    for s in scores:
+        if s.deltas and s.run.regime == "4s":
+            rows = [[d.group, pct(d.zero_shot), pct(d.four_shot), pct(d.delta)] for d in s.deltas]
+            parts.append(f"four-shot minus zero-shot accuracy (points), {s.label} vs {s.paired_with}:\n"
+                         + _table(["group", "zs%", "4s%", "delta"], rows))
+    incomplete = [s.label for s in scores if not s.run.complete]
+    if incomplete:
+        parts.append("INCOMPLETE runs (a shard or transcripts missing; resume them before comparing): "
+                     + "; ".join(incomplete))
+    parts.append("errored transcripts are excluded from every metric but 'err'; hit% and 1st% count "
+                 "canonical offers, offer% and 1st-any% any offer; hit% is over instances with >= 1 "
+                 "request (count without in brackets); fallback%: answers without an ANSWER: line")
+    return "\n\n".join(parts) + "\n"
+
+
+__all__ = ["PLACES", "SCORES_CSV", "SCORES_JSON", "SUMMARY_HEADER", "cached_scores", "cell", "num",
+           "render_table", "scores_csv", "scores_document", "summary_row", "trace_cell", "write_scores"]

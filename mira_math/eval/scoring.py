@@ -1,0 +1,1032 @@
+"""Scoring (docs/benchmark.md §7): every metric from transcripts and the dataset alone, no model calls.
+
+``score(run_dirs)`` takes any set of run directories. Each directory is one run, except that
+directories declaring themselves shards of one run (``selection.shard = [i, N]`` in the manifest,
+the same ``run_hash`` and the same N) are merged; a run with a missing shard or fewer transcripts
+than it selected is marked INCOMPLETE with its missing count. A run's identity is its whole
+configuration (``run_hash``: solver, responder, regime, condition, protocol, decoding, prompt and
+dataset checksum) plus its shard count; labels are short and made unique only where needed.
+
+Transcripts are streamed line by line and checked field by field (a bad field is a one-line
+:class:`ScoringError` naming file, line and field); only a small integer summary per instance is
+kept, so memory grows with instances, not transcript text. Instances are joined on
+(seed set, id): held-out splits reuse the public ids. Arithmetic is exact (integers and
+``Fraction``); values are rounded only when written (:mod:`eval.score_output`).
+
+Errored transcripts (a backend failure after retries) are counted apart, in ``errored``, and
+excluded from every other metric; ``n`` counts the scored (non-errored) instances.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field, fields
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+
+from mira_math.generators.layout import RESOURCE_ROOT
+from mira_math.generators.errors import MiraError
+
+MANIFEST = "manifest.json"
+TRANSCRIPTS = "transcripts.jsonl"
+GROUP_KINDS = ("all", "type", "family", "difficulty", "difficulty_type")
+TRACE_CLASSES = ("no_canonical", "canonical_wrong", "correct")
+CI_LEVEL = (Fraction(1, 40), Fraction(39, 40))       # 2.5th and 97.5th percentiles
+MAX_TOKENS_EST = 10 ** 12                               # a larger token estimate is corrupt data
+
+DEFINITIONS: Dict[str, str] = {
+    "n": "instances scored (errored transcripts excluded)",
+    "errored": "transcripts that ended in a backend error; excluded from every other metric",
+    "correct": "instances whose final answer the exact verifier accepts",
+    "accuracy": "correct / n",
+    "accuracy_ci_low": "2.5th percentile of the percentile bootstrap of accuracy, computed exactly: "
+                       "a resample's correct count is Binomial(n, accuracy), so the bound is the "
+                       "smallest k/n whose binomial CDF reaches 0.025 (the limit of infinitely many "
+                       "resamples; no random numbers, the same bytes on every machine)",
+    "accuracy_ci_high": "97.5th percentile of the same exact bootstrap distribution",
+    "chance": "mean of 1/candidate_answers over instances whose view leaves finitely many "
+              "answers (a blind guess's expected accuracy)",
+    "chance_n": "instances with a finite chance level",
+    "hit_rate": "per instance canonical offers/(offers+declines), averaged over instances with >= 1 "
+                "request (an offer of a fact the solver already holds is not a hit)",
+    "offer_rate": "the paper's literal hit rate: per instance offers of any line/(offers+declines), "
+                  "averaged over instances with >= 1 request",
+    "hit_rate_n": "instances with >= 1 request",
+    "no_request": "instances with no request",
+    "first_request_success": "share of instances whose first request got a canonical offer "
+                             "(no request = failure)",
+    "first_request_offer": "the paper's literal version: share of instances whose first request got "
+                           "any offer (no request = failure)",
+    "avg_requests": "requests answered by the responder per instance (format errors excluded)",
+    "avg_declines": "declined requests per instance",
+    "avg_hints": "accepted offers per instance (every offer counts, repeats included)",
+    "requests_before_first_offer": "declined requests before the first offer, averaged over "
+                                   "instances with >= 1 offer (0: the first request got one)",
+    "first_offer_n": "instances with >= 1 offer",
+    "avg_tokens": "transcript token estimate (words x 1.3, solver and responder messages) per instance",
+    "answered": "instances with a final answer (whatever the verifier made of it)",
+    "unreadable": "share of instances whose final answer the verifier could not read (an answer "
+                  "was given, no value was parsed)",
+    "unreadable_n": "instances whose final answer the verifier could not read",
+    "fallback_answers": "final answers taken by the fallback extraction (no ANSWER: line; a final "
+                        "\\boxed{} or 'final answer' phrase)",
+    "fallback_share": "fallback_answers / answered: the format non-compliance of the answers",
+    "format_errors": "solver messages with no action, in total",
+    "avg_format_errors": "format errors per instance",
+    "format_error_instances": "instances with >= 1 format error",
+    "responder_errors": "responder turns that logged an error (e.g. unparsable JSON; such a turn "
+                        "is a decline unless the raw text recovered an offer)",
+    "trace_no_canonical": "share of instances answered wrong with no offer of a canonical hint "
+                          "(a hint line of the instance's hint specification)",
+    "trace_no_canonical_unreadable": "of those, instances whose answer was unreadable",
+    "trace_canonical_wrong": "share of instances that got a canonical hint but answered wrong",
+    "trace_canonical_wrong_unreadable": "of those, instances whose answer was unreadable",
+    "trace_correct": "share of instances answered correctly (the three trace shares sum to 1)",
+    "noncanonical_offers": "offers of a private line that is not a canonical hint, in total",
+    "noncanonical_offer_share": "share of instances with >= 1 noncanonical offer",
+    "accuracy_delta_4s_minus_zs": "four-shot minus zero-shot accuracy of the same configuration "
+                                  "(solver, responder, condition, protocol, decoding, split)",
+}
+
+
+class ScoringError(MiraError, RuntimeError):
+    """Run directories that cannot be scored (missing files, bad fields, mismatched shards)."""
+
+
+# ================================================================== exact formatting helpers
+
+def fixed(value: Fraction, places: int = 4) -> str:
+    """Exact rounding (half to even) to ``places`` decimals, as text."""
+    q = round(Fraction(value) * 10 ** places)
+    digits = str(abs(q)).rjust(places + 1, "0")
+    return ("-" if q < 0 else "") + digits[:-places] + "." + digits[-places:]
+
+
+def json_value(value: Any) -> Any:
+    if isinstance(value, Fraction):
+        return float(fixed(value))
+    return value
+
+
+def pct(value: Optional[Fraction]) -> str:
+    return "-" if value is None else fixed(value * 100, 1)
+
+
+# ================================================================== the dataset, lightly
+
+@dataclass(frozen=True)
+class InstanceInfo:
+    """What scoring needs of an instance (the run's checksum vouches for the rest)."""
+
+    seed_set: str
+    id: str
+    family: str
+    type: str
+    difficulty: int
+    candidate_answers: Optional[int]
+    canonical: frozenset                    # the hint constraints (canonical lines)
+
+    @property
+    def key(self) -> Tuple[str, str]:
+        return (self.seed_set, self.id)
+
+
+def _field_error(where: str, name: str, problem: str) -> ScoringError:
+    return ScoringError(f"{where}: field {name!r}: {problem}")
+
+
+def _check(value: Any, kinds: tuple, where: str, name: str) -> Any:
+    """``value`` if it is one of ``kinds`` (bool is never an int here), else a one-line error."""
+    if type(value) in kinds:                 # JSON values have exact types: the fast path
+        return value
+    ok = isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
+    if not ok:
+        names = "/".join("null" if k is type(None) else k.__name__ for k in kinds)
+        raise _field_error(where, name, f"expected {names}, got {type(value).__name__} "
+                                        f"{_preview(value)}")
+    return value
+
+
+def _preview(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _json_lines(path: Path, digest: Optional[Any] = None, what: str = "a transcript line"
+                ) -> Iterator[Tuple[int, Any]]:
+    """(line number, parsed JSON) for each non-empty line, streamed; one-line errors for bytes
+    that are not UTF-8, not JSON, nested too deep or with integers too long to read."""
+    with path.open("rb") as fh:
+        for number, raw in enumerate(fh, start=1):
+            if digest is not None:
+                digest.update(raw)
+            if not raw.strip():
+                continue
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as err:
+                raise ScoringError(f"{path}:{number}: not {what} (not UTF-8: byte {err.start})") from None
+            try:
+                yield number, json.loads(text)
+            except RecursionError:
+                raise ScoringError(f"{path}:{number}: not {what} (JSON nested too deeply)") from None
+            except ValueError as err:
+                raise ScoringError(f"{path}:{number}: not {what} (not JSON: {str(err)[:80]})") from None
+
+
+def _instance_info(row: Any, where: str) -> InstanceInfo:
+    if not isinstance(row, dict):
+        raise ScoringError(f"{where}: not an instance object")
+    get = lambda name, kinds: _check(row.get(name), kinds, where, name)
+    hints = get("hints", (list,))
+    canonical = []
+    for h in hints:
+        canonical.append(_check(h.get("constraint") if isinstance(h, dict) else None, (str,), where,
+                                "hints.constraint"))
+    return InstanceInfo(get("seed_set", (str,)), get("id", (str,)), get("family", (str,)),
+                        get("type", (str,)), get("difficulty", (int,)),
+                        get("candidate_answers", (int, type(None))) or None, frozenset(canonical))
+
+
+_INFO_CACHE: Dict[Tuple[str, str], List[InstanceInfo]] = {}
+
+
+def resolve_data_file(name: str, run_dir: Path) -> Path:
+    """A manifest's dataset path: as written, else relative to the run directory or the
+    resource root (:mod:`mira_math.generators.layout`)."""
+    path = Path(name)
+    candidates = [path] if path.is_absolute() else [path, run_dir / path,
+                                                    RESOURCE_ROOT / path]
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate
+    raise ScoringError(f"{run_dir / MANIFEST}: dataset file {name} is missing "
+                       f"(looked in: {', '.join(str(c) for c in candidates)})")
+
+
+def _file_infos(path: Path) -> Tuple[str, List[InstanceInfo]]:
+    """(sha256 hex of the bytes, the file's instances); parsed once per content in a process."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    key = (str(path.resolve()), digest.hexdigest())
+    if key not in _INFO_CACHE:
+        _INFO_CACHE[key] = [_instance_info(row, f"{path}:{n}") for n, row in _json_lines(path, what="an instance line")]
+    return key[1], _INFO_CACHE[key]
+
+
+@dataclass
+class Dataset:
+    """A run's dataset in order, indexed by (seed set, id) and by id."""
+
+    infos: List[InstanceInfo]
+    by_key: Dict[Tuple[str, str], InstanceInfo]
+    by_id: Dict[str, List[InstanceInfo]]
+    files: List[str]
+
+    def lookup(self, tid: str, seed_set: Optional[str], where: str) -> InstanceInfo:
+        if seed_set is not None:
+            info = self.by_key.get((seed_set, tid))
+        else:
+            found = self.by_id.get(tid, [])
+            if len(found) > 1:
+                raise _field_error(where, "seed_set", f"id {tid} names instances of several seed sets "
+                                                      "in this run's dataset; the transcript must say which")
+            info = found[0] if found else None
+        if info is None:
+            raise ScoringError(f"{where}: instance {tid} is in none of the dataset files "
+                               f"{', '.join(self.files)}")
+        return info
+
+
+def load_dataset(manifest: Mapping[str, Any], run_dir: Path) -> Dataset:
+    """The manifest's dataset files, checked against its checksum."""
+    dataset = manifest.get("dataset") or {}
+    names = dataset.get("files") or []
+    if not names:
+        raise ScoringError(f"{run_dir / MANIFEST}: names no dataset files")
+    digest = hashlib.sha256()
+    infos: List[InstanceInfo] = []
+    for name in names:
+        hexdigest, file_infos = _file_infos(resolve_data_file(name, run_dir))
+        digest.update(bytes.fromhex(hexdigest))
+        infos += file_infos
+    expected = dataset.get("checksum")
+    if expected and digest.hexdigest() != expected:
+        raise ScoringError(f"{run_dir / MANIFEST}: the dataset files {', '.join(names)} are not the "
+                           "ones this run used (checksum differs)")
+    by_key: Dict[Tuple[str, str], InstanceInfo] = {}
+    by_id: Dict[str, List[InstanceInfo]] = {}
+    for info in infos:
+        if info.key not in by_key:
+            by_key[info.key] = info
+            by_id.setdefault(info.id, []).append(info)
+    return Dataset(list(by_key.values()), by_key, by_id, list(names))
+
+
+# ================================================================== one transcript
+
+@dataclass(slots=True)
+class InstanceStats:
+    """The facts one transcript contributes (validated); exact, small."""
+
+    key: Tuple[str, str]                   # (seed set, id)
+    family: str
+    type: str
+    difficulty: int
+    errored: bool
+    correct: bool
+    requests: int                          # requests the responder answered
+    offers: int
+    canonical_offers: int
+    first_request_canonical: bool
+    first_request_offered: bool
+    requests_before_first_offer: Optional[int]   # None: no offer at all
+    format_errors: int
+    responder_errors: int
+    tokens_num: int                        # the token estimate is tokens_num / tokens_den, exactly
+    tokens_den: int
+    answered: bool
+    unreadable: bool
+    fallback: bool
+    candidate_answers: Optional[int]
+
+    @property
+    def tokens(self) -> Fraction:
+        return Fraction(self.tokens_num, self.tokens_den)
+
+    @property
+    def noncanonical_offers(self) -> int:
+        return self.offers - self.canonical_offers
+
+    @property
+    def trace_class(self) -> str:
+        if self.correct:
+            return "correct"
+        return "canonical_wrong" if self.canonical_offers else "no_canonical"
+
+
+def _answer_source(row: Mapping[str, Any], turns: List[Mapping[str, Any]], where: str) -> str:
+    """Where the final answer came from: the last answer turn's ``answer_source`` (or its meta's),
+    else the transcript's; a missing field is "marker" (transcripts before the fallback)."""
+    source = None
+    for turn in reversed(turns):
+        if turn.get("role") == "solver" and turn.get("action") == "answer":
+            meta = turn.get("meta")
+            source = turn.get("answer_source", meta.get("answer_source") if isinstance(meta, dict) else None)
+            break
+    if source is None:
+        source = row.get("answer_source")
+    if source is None:
+        return "marker"
+    if source not in ("marker", "fallback"):
+        raise _field_error(where, "answer_source", f"expected 'marker' or 'fallback', got {_preview(source)}")
+    return source
+
+
+def _decimal(value: Any) -> Tuple[int, int]:
+    """A JSON number as an exact (numerator, power of ten) pair: what its shortest repr says."""
+    if type(value) is int:
+        return value, 1
+    text = repr(value)
+    if "e" in text or "E" in text:
+        f = Fraction(text)
+        return f.numerator, f.denominator
+    whole, _, frac = text.partition(".")
+    return int(whole + frac), 10 ** len(frac)
+
+
+def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> InstanceStats:
+    """Validate one transcript line and summarise it. A canonical offer is an offer whose quoted
+    line is one of the instance's hint constraints (the dataset decides, not the logged flag)."""
+    if not isinstance(row, dict):
+        raise ScoringError(f"{where}: not a transcript object")
+    turns = _check(row.get("turns", []), (list,), where, "turns")
+    error = _check(row.get("error"), (dict, type(None)), where, "error")
+    verdict = _check(row.get("verdict"), (dict, type(None)), where, "verdict") or {}
+    correct = _check(verdict.get("correct", False), (bool,), where, "verdict.correct")
+    parsed = _check(verdict.get("parsed"), (str, type(None)), where, "verdict.parsed")
+    final = _check(row.get("final_answer"), (str, type(None)), where, "final_answer")
+    tokens_raw = _check(row.get("tokens_est", 0), (int, float), where, "tokens_est")
+    if not (isinstance(tokens_raw, int) or math.isfinite(tokens_raw)) or not 0 <= tokens_raw <= MAX_TOKENS_EST:
+        raise _field_error(where, "tokens_est", f"expected a number in [0, {MAX_TOKENS_EST}], "
+                                                f"got {_preview(tokens_raw)}")
+    requests = offers = canonical = format_errors = responder_errors = 0
+    first_canonical = first_offered = False
+    before_first: Optional[int] = None
+    hints = info.canonical
+    for n, turn in enumerate(turns):                # the hot loop: checks inline, helpers on failure
+        if type(turn) is not dict:
+            _check(turn, (dict,), where, f"turns[{n}]")
+        role = turn.get("role")
+        if role == "solver":
+            action = turn.get("action")
+            if type(action) is not str:
+                _check(action, (str,), where, f"turns[{n}].action")
+            if action == "format_error":
+                format_errors += 1
+        elif role == "responder":
+            decision = turn.get("decision")
+            if decision != "offer" and decision != "decline":
+                raise _field_error(where, f"turns[{n}].decision",
+                                   f"expected 'offer' or 'decline', got {_preview(decision)}")
+            line = turn.get("quoted_constraint")
+            if line is not None and type(line) is not str:
+                _check(line, (str, type(None)), where, f"turns[{n}].quoted_constraint")
+            errors = turn.get("errors")
+            if errors:
+                _check(errors, (list,), where, f"turns[{n}].errors")
+                responder_errors += 1
+            is_offer = decision == "offer"
+            is_canonical = is_offer and line in hints
+            if requests == 0:
+                first_offered, first_canonical = is_offer, is_canonical
+            if is_offer and before_first is None:
+                before_first = requests - offers
+            requests += 1
+            offers += is_offer
+            canonical += is_canonical
+        else:
+            raise _field_error(where, f"turns[{n}].role", f"expected 'solver' or 'responder', got "
+                                                          f"{_preview(role)}")
+    tokens_num, tokens_den = _decimal(tokens_raw)
+    answered = final is not None
+    return InstanceStats(
+        key=info.key, family=info.family, type=info.type, difficulty=info.difficulty,
+        errored=error is not None, correct=correct, requests=requests, offers=offers,
+        canonical_offers=canonical, first_request_canonical=first_canonical,
+        first_request_offered=first_offered, requests_before_first_offer=before_first,
+        format_errors=format_errors, responder_errors=responder_errors,
+        tokens_num=tokens_num, tokens_den=tokens_den,
+        answered=answered, unreadable=answered and not correct and parsed is None,
+        fallback=answered and _answer_source(row, turns, where) == "fallback",
+        candidate_answers=info.candidate_answers)
+
+
+# ================================================================== group metrics
+
+@dataclass(frozen=True)
+class GroupMetrics:
+    """One group's metrics; field order is the CSV's metric order. None: undefined (no data)."""
+
+    n: int
+    errored: int
+    correct: int
+    accuracy: Optional[Fraction]
+    accuracy_ci_low: Optional[Fraction]
+    accuracy_ci_high: Optional[Fraction]
+    chance: Optional[Fraction]
+    chance_n: int
+    hit_rate: Optional[Fraction]
+    offer_rate: Optional[Fraction]
+    hit_rate_n: int
+    no_request: int
+    first_request_success: Optional[Fraction]
+    first_request_offer: Optional[Fraction]
+    avg_requests: Optional[Fraction]
+    avg_declines: Optional[Fraction]
+    avg_hints: Optional[Fraction]
+    requests_before_first_offer: Optional[Fraction]
+    first_offer_n: int
+    avg_tokens: Optional[Fraction]
+    answered: int
+    unreadable: Optional[Fraction]
+    unreadable_n: int
+    fallback_answers: int
+    fallback_share: Optional[Fraction]
+    format_errors: int
+    avg_format_errors: Optional[Fraction]
+    format_error_instances: int
+    responder_errors: int
+    trace_no_canonical: Optional[Fraction]
+    trace_no_canonical_unreadable: int
+    trace_canonical_wrong: Optional[Fraction]
+    trace_canonical_wrong_unreadable: int
+    trace_correct: Optional[Fraction]
+    noncanonical_offers: int
+    noncanonical_offer_share: Optional[Fraction]
+
+    def as_dict(self) -> Dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+METRICS: Tuple[str, ...] = tuple(f.name for f in fields(GroupMetrics))
+
+
+def share(count: int, total: int) -> Optional[Fraction]:
+    return Fraction(count, total) if total else None
+
+
+def binomial_quantiles(k: int, n: int, levels: Sequence[Fraction] = CI_LEVEL) -> List[int]:
+    """For each level q, the smallest s with P(S <= s) >= q, S ~ Binomial(n, k/n): floats built
+    only from + * / (correctly rounded, so the same on every machine), over a window of the
+    mean +- 12 standard deviations (the mass outside is below 1e-30)."""
+    if k in (0, n):
+        return [k for _ in levels]
+    p = k / n
+    ratio = p / (1 - p)
+    mode = (n + 1) * k // n
+    width = int(12 * math.sqrt(n * p * (1 - p))) + 20
+    lo, hi = max(0, mode - width), min(n, mode + width)
+    weights = [0.0] * (hi - lo + 1)
+    weights[mode - lo] = 1.0
+    for s in range(mode, hi):                       # w(s+1) = w(s) (n-s)/(s+1) p/(1-p)
+        weights[s + 1 - lo] = weights[s - lo] * (n - s) / (s + 1) * ratio
+    for s in range(mode, lo, -1):                   # w(s-1) = w(s) s/(n-s+1) (1-p)/p
+        weights[s - 1 - lo] = weights[s - lo] * s / (n - s + 1) / ratio
+    total = sum(weights)
+    out = []
+    for q in levels:
+        target, acc = float(q) * total, 0.0
+        for s, w in enumerate(weights, start=lo):
+            acc += w
+            if acc >= target:
+                out.append(s)
+                break
+        else:
+            out.append(hi)
+    return out
+
+
+def bootstrap_ci(correct: int, n: int) -> Optional[Tuple[Fraction, Fraction]]:
+    """The exact percentile bootstrap 95% interval of a proportion correct/n (see DEFINITIONS)."""
+    if n == 0:
+        return None
+    low, high = binomial_quantiles(correct, n)
+    return Fraction(low, n), Fraction(high, n)
+
+
+def _lcm(values) -> int:
+    out = 1
+    for v in values:
+        out = out * v // math.gcd(out, v)
+    return out
+
+
+# the integer columns summed per group; fractions are scaled to a common denominator first
+_COLUMNS = ("errored", "correct", "requests", "offers", "canonical", "first_canonical", "first_offer",
+            "with_offer", "before_first", "format_errors", "format_instances", "responder_errors",
+            "tokens", "answered", "unreadable", "fallback", "chance", "chance_n", "asked", "hits",
+            "offer_hits", "no_canonical", "canonical_wrong", "nc_unreadable", "cw_unreadable",
+            "noncanonical", "noncanonical_instances")
+_C = {name: i for i, name in enumerate(_COLUMNS)}
+
+
+@dataclass(frozen=True)
+class Scales:
+    """Common denominators that make every per-instance fraction an integer."""
+
+    tokens: int = 1
+    chance: int = 1
+    requests: int = 1
+
+    @classmethod
+    def of(cls, stats: Sequence[InstanceStats]) -> "Scales":
+        return cls(_lcm({s.tokens_den for s in stats}),
+                   _lcm({s.candidate_answers for s in stats if s.candidate_answers}),
+                   _lcm({s.requests for s in stats if s.requests}))
+
+
+def stats_row(s: InstanceStats, scales: Scales) -> Tuple[int, ...]:
+    """One instance as the integer columns of :data:`_COLUMNS` (all zero but errored if errored)."""
+    if s.errored:
+        return (1,) + (0,) * (len(_COLUMNS) - 1)
+    wrong = not s.correct
+    cls = s.trace_class
+    return (0, int(s.correct), s.requests, s.offers, s.canonical_offers, int(s.first_request_canonical),
+            int(s.first_request_offered), int(s.requests_before_first_offer is not None),
+            s.requests_before_first_offer or 0, s.format_errors, int(s.format_errors > 0),
+            s.responder_errors, s.tokens_num * (scales.tokens // s.tokens_den),
+            int(s.answered), int(s.unreadable), int(s.fallback),
+            scales.chance // s.candidate_answers if s.candidate_answers else 0,
+            int(bool(s.candidate_answers)), int(s.requests > 0),
+            s.canonical_offers * (scales.requests // s.requests) if s.requests else 0,
+            s.offers * (scales.requests // s.requests) if s.requests else 0,
+            int(wrong and cls == "no_canonical"), int(wrong and cls == "canonical_wrong"),
+            int(s.unreadable and cls == "no_canonical"), int(s.unreadable and cls == "canonical_wrong"),
+            s.noncanonical_offers, int(s.noncanonical_offers > 0))
+
+
+def metrics_from_totals(t: Sequence[int], count: int, scales: Scales) -> GroupMetrics:
+    """A group's metrics from its column sums (``count`` rows, errored included)."""
+    g = lambda name: t[_C[name]]
+    n = count - g("errored")
+    asked, chance_n = g("asked"), g("chance_n")
+    ci = bootstrap_ci(g("correct"), n)
+    frac = lambda num, den: Fraction(num, den) if den else None
+    return GroupMetrics(
+        n=n, errored=g("errored"), correct=g("correct"), accuracy=share(g("correct"), n),
+        accuracy_ci_low=ci[0] if ci else None, accuracy_ci_high=ci[1] if ci else None,
+        chance=frac(g("chance"), chance_n * scales.chance), chance_n=chance_n,
+        hit_rate=frac(g("hits"), asked * scales.requests),
+        offer_rate=frac(g("offer_hits"), asked * scales.requests), hit_rate_n=asked,
+        no_request=n - asked,
+        first_request_success=share(g("first_canonical"), n), first_request_offer=share(g("first_offer"), n),
+        avg_requests=share(g("requests"), n), avg_declines=share(g("requests") - g("offers"), n),
+        avg_hints=share(g("offers"), n), requests_before_first_offer=share(g("before_first"), g("with_offer")),
+        first_offer_n=g("with_offer"), avg_tokens=frac(g("tokens"), n * scales.tokens),
+        answered=g("answered"), unreadable=share(g("unreadable"), n), unreadable_n=g("unreadable"),
+        fallback_answers=g("fallback"), fallback_share=share(g("fallback"), g("answered")),
+        format_errors=g("format_errors"), avg_format_errors=share(g("format_errors"), n),
+        format_error_instances=g("format_instances"), responder_errors=g("responder_errors"),
+        trace_no_canonical=share(g("no_canonical"), n), trace_no_canonical_unreadable=g("nc_unreadable"),
+        trace_canonical_wrong=share(g("canonical_wrong"), n),
+        trace_canonical_wrong_unreadable=g("cw_unreadable"), trace_correct=share(g("correct"), n),
+        noncanonical_offers=g("noncanonical"), noncanonical_offer_share=share(g("noncanonical_instances"), n),
+    )
+
+
+def group_metrics(stats: Sequence[InstanceStats]) -> GroupMetrics:
+    """All metrics of one group; errored instances are counted and otherwise ignored."""
+    scales = Scales.of(stats)
+    rows = [stats_row(s, scales) for s in stats]
+    totals = [sum(col) for col in zip(*rows)] if rows else [0] * len(_COLUMNS)
+    return metrics_from_totals(totals, len(rows), scales)
+
+
+def group_names(s: InstanceStats) -> List[Tuple[str, str]]:
+    return [("all", "all"), ("type", s.type), ("family", s.family), ("difficulty", str(s.difficulty)),
+            ("difficulty_type", f"{s.difficulty}/{s.type}")]
+
+
+@dataclass(frozen=True)
+class GroupScore:
+    kind: str
+    group: str
+    metrics: GroupMetrics
+
+
+def grouped_metrics(stats: Sequence[InstanceStats]) -> List[GroupScore]:
+    """Every group of :data:`GROUP_KINDS`, in that order, groups sorted by name."""
+    scales = Scales.of(stats)
+    members: Dict[Tuple[str, str], List[Tuple[int, ...]]] = {}
+    for s in stats:
+        row = stats_row(s, scales)
+        for key in group_names(s):
+            members.setdefault(key, []).append(row)
+    order = {k: i for i, k in enumerate(GROUP_KINDS)}
+    keys = sorted(members, key=lambda k: (order[k[0]], k[1]))
+    return [GroupScore(kind, name, metrics_from_totals([sum(col) for col in zip(*members[(kind, name)])],
+                                                       len(members[(kind, name)]), scales))
+            for kind, name in keys]
+
+
+@dataclass(frozen=True)
+class Delta:
+    kind: str            # "all" or "family"
+    group: str
+    zero_shot: Fraction
+    four_shot: Fraction
+
+    @property
+    def delta(self) -> Fraction:
+        return self.four_shot - self.zero_shot
+
+
+def accuracy_deltas(zero_shot: Sequence[GroupScore], four_shot: Sequence[GroupScore]) -> List[Delta]:
+    """Four-shot minus zero-shot accuracy, overall and per family present in both runs."""
+    zs = {(g.kind, g.group): g.metrics.accuracy for g in zero_shot if g.kind in ("all", "family")}
+    out = []
+    for g in four_shot:
+        key = (g.kind, g.group)
+        if key in zs and zs[key] is not None and g.metrics.accuracy is not None:
+            out.append(Delta(g.kind, g.group, zs[key], g.metrics.accuracy))
+    return out
+
+
+# ================================================================== runs: identity and labels
+
+def short_spec(spec: str, limit: int = 44) -> str:
+    """A model spec short enough for a label: a Hub id or path keeps its last part, an API URL
+    only its host's first name and port; anything still long is cut in the middle ("…"). The
+    full spec is in the Runs table."""
+    prefix = ""
+    if spec.startswith("llm:"):
+        prefix, spec = "llm:", spec[4:]
+    kind, sep, rest = spec.partition(":")
+    if not sep:
+        return prefix + spec
+    model, at, url = rest.partition("@")
+    model = model.rstrip("/").rsplit("/", 1)[-1] or model
+    if at:
+        host = url.split("://", 1)[-1].split("/", 1)[0]
+        name, colon, port = host.partition(":")
+        if not name.replace(".", "").isdigit():
+            name = name.split(".", 1)[0]
+        url = name + (colon + port if colon else "")
+    text = f"{kind}:{model}" + (f"@{url}" if at else "")
+    if len(text) > limit:
+        text = text[:limit // 2] + "…" + text[-(limit - limit // 2 - 1):]
+    return prefix + text
+
+
+@dataclass
+class RunInfo:
+    """A run's identity and bookkeeping (no transcripts): what the tables show."""
+
+    config: Dict[str, Any]
+    run_hash: str
+    dirs: List[Path]                       # shard directories, first as given
+    manifests: List[Dict[str, Any]]
+    shard_count: Optional[int] = None      # N of declared shards i/N, None: not sharded
+    shards_present: List[int] = field(default_factory=list)
+    transcripts: int = 0
+    expected: int = 0                      # instances the run selects (missing shards included)
+    seed_sets: List[str] = field(default_factory=list)
+    fingerprint: str = ""                  # sha256 over the shards' manifests and transcripts
+    label: str = ""                        # set by :func:`assign_labels`
+
+    @property
+    def out_dir(self) -> Path:
+        return self.dirs[0]
+
+    @property
+    def missing(self) -> int:
+        return max(0, self.expected - self.transcripts)
+
+    @property
+    def complete(self) -> bool:
+        shards_ok = self.shard_count is None or sorted(self.shards_present) == list(range(self.shard_count))
+        return shards_ok and self.missing == 0
+
+    @property
+    def status(self) -> str:
+        return "complete" if self.complete else f"INCOMPLETE ({self.missing} missing)"
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.config.get(name, default)
+
+    @property
+    def condition(self) -> str:
+        return self.get("condition", "standard")
+
+    @property
+    def regime(self) -> str:
+        return self.get("regime", "")
+
+    @property
+    def split(self) -> str:
+        return "+".join(self.seed_sets) or "-"
+
+    @property
+    def dataset_checksum(self) -> str:
+        return (self.manifests[0].get("dataset") or {}).get("checksum") or self.get("dataset_checksum", "")
+
+    @property
+    def decoding(self) -> str:
+        params = self.get("solver_params") or {}
+        return ", ".join(f"{k}={params[k]}" for k in sorted(params)) or "-"
+
+    @property
+    def responder_label(self) -> str:
+        """The responder a run used: an oracle-hint run uses none."""
+        return "oracle hint" if self.condition == "oracle_hint" else short_spec(self.get("responder", "?"))
+
+    def base_label(self) -> str:
+        parts = [short_spec(self.get("solver", "?")), self.responder_label, self.regime]
+        if self.get("protocol", "paper") != "paper":
+            parts.append(self.get("protocol"))
+        return " | ".join(parts)
+
+    def pairing_key(self) -> Tuple[Any, ...]:
+        """Everything but the regime (and the prompt it implies): runs with equal keys in both
+        regimes are compared for the four-shot deltas."""
+        ignore = {"regime", "prompt_hash", "selection"}
+        return (json.dumps({k: v for k, v in self.config.items() if k not in ignore}, sort_keys=True),
+                json.dumps({k: v for k, v in (self.get("selection") or {}).items() if k != "shard"},
+                           sort_keys=True), self.dataset_checksum, self.shard_count)
+
+
+def assign_labels(runs: Sequence[RunInfo]) -> None:
+    """Short labels, unique among ``runs``: where two share one, what differs is appended
+    (split, decoding, shard count, else the run directory)."""
+    base = {id(r): r.base_label() for r in runs}
+    for r in runs:
+        r.label = base[id(r)]
+    clashes: Dict[str, List[RunInfo]] = {}
+    for r in runs:
+        clashes.setdefault(base[id(r)], []).append(r)
+    for label, group in clashes.items():
+        if len(group) < 2:
+            continue
+        extras: Dict[int, List[str]] = {id(r): [] for r in group}
+        for name, value in (("split", lambda r: r.split), ("decoding", lambda r: r.decoding),
+                            ("shards", lambda r: f"{r.shard_count or 1} shards")):
+            if len({value(r) for r in group}) > 1:
+                for r in group:
+                    extras[id(r)].append(value(r))
+        for r in group:
+            if not extras[id(r)] or sum(1 for o in group if extras[id(o)] == extras[id(r)]) > 1:
+                extras[id(r)].append(r.out_dir.name)
+            r.label = f"{label} [{', '.join(extras[id(r)])}]"
+
+
+# ================================================================== loading run directories
+
+def _read_manifest(run_dir: Path) -> Dict[str, Any]:
+    path = run_dir / MANIFEST
+    if not path.is_file():
+        raise ScoringError(f"{path}: missing (is {run_dir} a run directory?)")
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (ValueError, RecursionError) as err:
+        raise ScoringError(f"{path}: not JSON ({str(err)[:80]})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
+        raise ScoringError(f"{path}: field 'config': missing or not an object")
+    for name in ("solver", "responder", "regime"):
+        if not isinstance(data["config"].get(name), str):
+            raise ScoringError(f"{path}: config has no {name!r}")
+    if not isinstance(data.get("run_hash"), str) or not data["run_hash"]:
+        raise ScoringError(f"{path}: no run_hash")
+    return data
+
+
+def _declared_shard(manifest: Mapping[str, Any], run_dir: Path) -> Optional[Tuple[int, int]]:
+    shard = (manifest["config"].get("selection") or {}).get("shard")
+    if shard is None:
+        return None
+    if (not isinstance(shard, list) or len(shard) != 2 or not all(type(x) is int for x in shard)
+            or not 0 <= shard[0] < shard[1]):
+        raise ScoringError(f"{run_dir / MANIFEST}: field 'config.selection.shard': expected [i, N], "
+                           f"got {_preview(shard)}")
+    return shard[0], shard[1]
+
+
+def selected_count(dataset: Dataset, selection: Mapping[str, Any], shard: Optional[Tuple[int, int]]) -> int:
+    """How many instances the selection picks (families, ids, shard, then limit, as eval does)."""
+    infos = dataset.infos
+    if selection.get("families"):
+        wanted = set(selection["families"])
+        infos = [i for i in infos if i.family in wanted]
+    if selection.get("ids"):
+        wanted = set(selection["ids"])
+        infos = [i for i in infos if i.id in wanted]
+    if shard:
+        infos = infos[shard[0]::shard[1]]
+    limit = selection.get("limit")
+    return len(infos) if limit is None else min(len(infos), max(0, int(limit)))
+
+
+def group_runs(run_dirs: Sequence[Path]) -> List[RunInfo]:
+    """Directories into runs: each directory is a run, declared shards i/N of one run_hash and N
+    are merged. Reads manifests only."""
+    runs: List[RunInfo] = []
+    by_shard_key: Dict[Tuple[str, int], RunInfo] = {}
+    seen: List[Path] = []
+    for run_dir in (Path(p) for p in run_dirs):
+        if any(run_dir.resolve() == s.resolve() for s in seen):
+            continue                                   # the same directory given twice
+        seen.append(run_dir)
+        manifest = _read_manifest(run_dir)
+        shard = _declared_shard(manifest, run_dir)
+        config = {k: v for k, v in manifest["config"].items()}
+        if shard is None:
+            runs.append(RunInfo(config, manifest["run_hash"], [run_dir], [manifest]))
+            continue
+        key = (manifest["run_hash"], shard[1])
+        run = by_shard_key.get(key)
+        if run is None:
+            run = by_shard_key[key] = RunInfo(config, manifest["run_hash"], [], [], shard_count=shard[1])
+            runs.append(run)
+        if shard[0] in run.shards_present:
+            other = run.dirs[run.shards_present.index(shard[0])]
+            raise ScoringError(f"{run_dir} and {other} are both shard {shard[0]}/{shard[1]} of one run")
+        run.dirs.append(run_dir)
+        run.manifests.append(manifest)
+        run.shards_present.append(shard[0])
+    return runs
+
+
+def iter_transcripts(run_dir: Path, manifest: Mapping[str, Any], digest: Optional[Any] = None
+                     ) -> Iterator[Tuple[str, Dict[str, Any]]]:
+    """(where, row) for each transcript line, streamed, with the fields that tie it to the run
+    checked against the manifest (a transcript of another run is refused, naming its line)."""
+    path = run_dir / TRANSCRIPTS
+    if not path.is_file():
+        raise ScoringError(f"{path}: missing")
+    config = manifest["config"]
+    expect = {"solver": config["solver"], "responder": config["responder"], "regime": config["regime"],
+              "condition": config.get("condition", "standard")}
+    for number, row in _json_lines(path, digest):
+        where = f"{path}:{number}"
+        if not isinstance(row, dict):
+            raise ScoringError(f"{where}: not a transcript object")
+        _check(row.get("id"), (str,), where, "id")
+        _check(row.get("seed_set"), (str, type(None)), where, "seed_set")
+        for name, value in expect.items():
+            if name in row and row[name] != value:
+                raise _field_error(where, name, f"{_preview(row[name])} but {run_dir / MANIFEST} says "
+                                                f"{value!r}: a transcript of another run")
+        yield where, row
+
+
+@dataclass
+class LoadedRun:
+    """A run and the summaries of its transcripts (dataset order)."""
+
+    info: RunInfo
+    stats: List[InstanceStats]
+
+
+def load_run(info: RunInfo) -> LoadedRun:
+    """Stream every shard's transcripts into per-instance summaries. The cyclic garbage
+    collector is paused meanwhile: the summaries hold no cycles, and its passes over 10^5
+    new objects (more with matplotlib loaded) cost more than the parsing."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _load_run(info)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _load_run(info: RunInfo) -> LoadedRun:
+    fingerprint = hashlib.sha256()
+    stats: List[InstanceStats] = []
+    owner: Dict[Tuple[str, str], Path] = {}
+    order: Dict[Tuple[str, str], int] = {}
+    seed_sets: Dict[str, None] = {}
+    expected = 0
+    for run_dir, manifest in zip(info.dirs, info.manifests):
+        dataset = load_dataset(manifest, run_dir)
+        if not order:
+            order = {i.key: n for n, i in enumerate(dataset.infos)}
+        shard = _declared_shard(manifest, run_dir)
+        count = (manifest.get("dataset") or {}).get("instances")
+        expected += count if type(count) is int else selected_count(dataset, manifest["config"].get("selection") or {}, shard)
+        fingerprint.update(json.dumps(manifest, sort_keys=True).encode("utf-8"))
+        for where, row in iter_transcripts(run_dir, manifest, fingerprint):
+            inst = dataset.lookup(row["id"], row.get("seed_set"), where)
+            if inst.key in owner:
+                kind = "shards" if owner[inst.key] != run_dir else "lines"
+                raise ScoringError(f"{where}: instance {inst.id} appears in two {kind} of one run: "
+                                   f"{owner[inst.key]} and {run_dir}")
+            owner[inst.key] = run_dir
+            seed_sets[inst.seed_set] = None
+            stats.append(instance_stats(row, inst, where))
+    if info.shard_count is not None:           # missing shards: count what they would select
+        first = info.manifests[0]
+        dataset = load_dataset(first, info.dirs[0])
+        for index in sorted(set(range(info.shard_count)) - set(info.shards_present)):
+            expected += selected_count(dataset, first["config"].get("selection") or {},
+                                       (index, info.shard_count))
+    if not seed_sets:
+        dataset = load_dataset(info.manifests[0], info.dirs[0])
+        seed_sets = {i.seed_set: None for i in dataset.infos}
+    stats.sort(key=lambda s: order.get(s.key, len(order)))
+    info.transcripts, info.expected = len(stats), expected
+    info.seed_sets = sorted(seed_sets)
+    info.fingerprint = fingerprint_of(info, fingerprint.hexdigest())
+    return LoadedRun(info, stats)
+
+
+def fingerprint_of(info: RunInfo, content: str) -> str:
+    """What a cached scores.json must match to be reused: scoring version, shard layout, content."""
+    from_version = "scores-v" + SCORES_VERSION
+    layout = json.dumps([info.run_hash, info.shard_count, sorted(info.shards_present)])
+    return hashlib.sha256(f"{from_version}\n{layout}\n{content}".encode("utf-8")).hexdigest()
+
+
+def content_fingerprint(info: RunInfo) -> str:
+    """The fingerprint of a run's files without scoring them (for reusing scores.json)."""
+    digest = hashlib.sha256()
+    for run_dir, manifest in zip(info.dirs, info.manifests):
+        digest.update(json.dumps(manifest, sort_keys=True).encode("utf-8"))
+        path = run_dir / TRANSCRIPTS
+        if not path.is_file():
+            raise ScoringError(f"{path}: missing")
+        with path.open("rb") as fh:
+            for line in fh:            # line by line, as load_run hashes them
+                digest.update(line)
+    return fingerprint_of(info, digest.hexdigest())
+
+
+def load_records(run_dir: Path) -> Tuple[RunInfo, List[Tuple[Dict[str, Any], Any]]]:
+    """One run directory's transcripts joined with their full instances (for the audit)."""
+    from mira_math.generators.schema import DataError, read_jsonl
+
+    (info,) = group_runs([run_dir])
+    manifest = info.manifests[0]
+    dataset = load_dataset(manifest, run_dir)
+    full: Dict[Tuple[str, str], Any] = {}
+    try:
+        for name in dataset.files:
+            for inst in read_jsonl(resolve_data_file(name, run_dir)):
+                full.setdefault((inst.seed_set, inst.id), inst)
+    except DataError as err:
+        raise ScoringError(str(err)) from None
+    records = []
+    for where, row in iter_transcripts(run_dir, manifest):
+        info_ = dataset.lookup(row["id"], row.get("seed_set"), where)
+        instance_stats(row, info_, where)                      # the same field checks as score
+        records.append((row, full[info_.key]))
+    assign_labels([info])
+    return info, records
+
+
+# ================================================================== scoring runs
+
+SCORES_VERSION = "2"   # 2: canonical hit rate / first request, unreadable, format compliance,
+                       #    exact bootstrap, run identity by configuration, (seed set, id) joins
+
+
+@dataclass
+class RunScores:
+    run: RunInfo
+    groups: List[GroupScore]
+    deltas: List[Delta] = field(default_factory=list)
+    paired_with: Optional[str] = None      # label of the other regime's run, for the deltas
+
+    @property
+    def label(self) -> str:
+        return self.run.label
+
+    def group(self, kind: str, name: str) -> Optional[GroupMetrics]:
+        return next((g.metrics for g in self.groups if g.kind == kind and g.group == name), None)
+
+    @property
+    def overall(self) -> GroupMetrics:
+        found = self.group("all", "all")
+        return found if found is not None else group_metrics([])
+
+
+def score_run(info: RunInfo) -> RunScores:
+    loaded = load_run(info)
+    return RunScores(info, grouped_metrics(loaded.stats))
+
+
+def pair_regimes(scores: Sequence[RunScores]) -> None:
+    """Four-shot deltas between runs whose configurations differ only in the regime."""
+    by_key: Dict[Tuple[Any, ...], Dict[str, List[RunScores]]] = {}
+    for s in scores:
+        by_key.setdefault(s.run.pairing_key(), {}).setdefault(s.run.regime, []).append(s)
+    for regimes in by_key.values():
+        zs, fs = regimes.get("zs", []), regimes.get("4s", [])
+        if len(zs) == 1 and len(fs) == 1:
+            deltas = accuracy_deltas(zs[0].groups, fs[0].groups)
+            zs[0].deltas, zs[0].paired_with = deltas, fs[0].label
+            fs[0].deltas, fs[0].paired_with = deltas, zs[0].label
+
+
+def score(run_dirs: Sequence[Path]) -> List[RunScores]:
+    """Score any set of runs (declared shards merged), with four-shot deltas between runs that
+    differ only in their regime."""
+    infos = group_runs(run_dirs)
+    scores = [score_run(info) for info in infos]
+    assign_labels(infos)
+    pair_regimes(scores)
+    return scores
+
+
+__all__ = ["DEFINITIONS", "Dataset", "Delta", "GroupMetrics", "GroupScore", "InstanceInfo",
+           "InstanceStats", "LoadedRun", "METRICS", "RunInfo", "RunScores", "SCORES_VERSION",
+           "ScoringError", "accuracy_deltas", "assign_labels", "binomial_quantiles", "bootstrap_ci",
+           "content_fingerprint", "fixed", "group_metrics", "group_runs", "grouped_metrics",
+           "instance_stats", "json_value", "load_dataset", "load_records", "load_run", "pair_regimes",
+           "pct", "score", "score_run", "short_spec"]

@@ -1,0 +1,178 @@
+"""Solver prompts: zero-shot and four-shot system prompts, the problem message, and the
+fixed feedback messages. Everything the solver reads comes from here, and
+:func:`prompt_hash` fingerprints it for the run manifest.
+
+The four-shot examples are complete dialogues built from instances of the dedicated seed set
+``fewshot-v1`` (checked disjoint from every evaluation split at run time); their responder
+turns show the canonical fact itself, and one of them starts with a vague request that is
+declined.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from typing import Iterable, List, Optional, Sequence, Set
+
+from mira_math.game.protocol import DECLINE_TEXT, PROTOCOL_VERSION
+from mira_math.game.messages import Conversation
+from mira_math.generators import registry
+from mira_math.generators.build import latent_key, make_instance, view_key
+from mira_math.generators.schema import Instance
+from mira_math.generators.seeds import SeedSet, instance_seed
+
+FEWSHOT_SEED_SET = SeedSet.named("fewshot-v1")
+# (family, difficulty, vague first request?) for the four example dialogues
+_FEWSHOT_PLAN = (
+    ("bayes_missing_prior", 1, False),
+    ("circuit_missing_resistance", 1, True),
+    ("recurrence_missing_init", 1, False),
+    ("linear_system_missing_coeff", 1, False),
+)
+VAGUE_REQUEST = "Can you tell me the missing information?"
+
+SYSTEM_TEMPLATE = """\
+You are solving a math problem in which exactly one fact you need is missing from what you \
+are given. An information holder has that fact among its private constraints.
+
+How to work:
+- End every message with exactly one action line, either
+  REQUEST: <a request to the information holder>
+  or
+  ANSWER: <your final answer>
+  You may reason before the action line; only the last action line counts.
+- The information holder sees only your current request: not the problem, not this \
+conversation. If your request names exactly one of its constraints, it replies with that \
+constraint verbatim; otherwise it replies "{decline}" Name the missing quantity precisely, in \
+the problem's notation.
+- You have a budget of requests. A message without an action line counts as a request. When \
+the budget is spent you get one last turn, in which only ANSWER counts.
+- You may answer at any time, and may keep asking after a reply while requests remain.
+- Give the exact value: integers or reduced fractions such as 10/37, never decimals."""
+
+_PROBLEM = """\
+{context}
+
+What you know:
+{facts}
+
+{domain}
+
+Question: {question}
+
+Answer format: {answer_format}
+"""
+USER_TEMPLATE = _PROBLEM + "You have {budget} request(s)."
+ORACLE_TEMPLATE = _PROBLEM + 'No requests are available: reply with your final answer as "ANSWER: ..." now.'
+
+REPLY_TEMPLATE = "Information holder: {shown}"
+FORMAT_ERROR_TEMPLATE = (
+    "Your message had no action line. End each message with exactly one line "
+    "\"REQUEST: ...\" or \"ANSWER: ...\". This counted as a request.")
+LEFT_TEMPLATE = "{left} request(s) left."
+FINAL_TEMPLATE = "You have no requests left: reply with your final answer as \"ANSWER: ...\"."
+
+
+def answer_format(inst: Instance) -> str:
+    """How to write the answer, per answer type."""
+    kind = inst.answer.type
+    if kind == "tuple":
+        names = ", ".join(inst.answer.components)
+        return (f"ANSWER: ({names}) = (...), exact values in that order, "
+                f"e.g. ANSWER: ({names}) = ({', '.join(['...'] * len(inst.answer.components))})")
+    if kind == "cell":
+        return "ANSWER: 0 or ANSWER: 1"
+    if kind == "int":
+        return "ANSWER: <an integer>, e.g. ANSWER: -12"
+    return "ANSWER: <an exact reduced fraction or integer>, e.g. ANSWER: 10/37"
+
+
+def problem_message(inst: Instance, oracle_hint: bool = False) -> str:
+    facts = list(inst.view.facts)
+    if oracle_hint:
+        facts += [h.constraint for h in inst.hints[:1]]
+    fields = dict(context=inst.view.context, facts="\n".join(f"- {f}" for f in facts),
+                  domain=inst.view.domain, question=inst.view.question,
+                  answer_format=answer_format(inst), budget=inst.budget)
+    return (ORACLE_TEMPLATE if oracle_hint else USER_TEMPLATE).format(**fields)
+
+
+def reply_message(shown: Optional[str], left: int, final: bool) -> str:
+    """Feedback after a turn: the responder's reply (or the format reminder) and the budget."""
+    head = FORMAT_ERROR_TEMPLATE if shown is None else REPLY_TEMPLATE.format(shown=shown)
+    tail = FINAL_TEMPLATE if final else LEFT_TEMPLATE.format(left=left)
+    return f"{head}\n{tail}"
+
+
+# ------------------------------------------------------------------ four-shot examples
+
+@functools.lru_cache(maxsize=1)
+def fewshot_instances() -> List[Instance]:
+    out = []
+    for index, (family, d, _) in enumerate(_FEWSHOT_PLAN):
+        seed = instance_seed(FEWSHOT_SEED_SET, family, d, index)
+        out.append(make_instance(registry.get(family), d, seed, id=f"fewshot-{index}",
+                                 seed_set=FEWSHOT_SEED_SET.name))
+    return out
+
+
+def fewshot_keys() -> Set[str]:
+    return {k for inst in fewshot_instances() for k in (latent_key(inst), view_key(inst))}
+
+
+def check_fewshot_disjoint(instances: Iterable[Instance]) -> None:
+    """Refuse an evaluation split that shares a state or a view with the examples."""
+    keys = fewshot_keys()
+    for inst in instances:
+        if latent_key(inst) in keys or view_key(inst) in keys:
+            raise ValueError(f"instance {inst.id} repeats a four-shot example; use another split")
+
+
+def _example(number: int, inst: Instance, vague: bool) -> str:
+    hint = inst.hints[0]
+    lines = [f"Example {number}", "", "Problem:", problem_message(inst), ""]
+    left = inst.budget
+    if vague:
+        left -= 1
+        lines += [f"Solver: REQUEST: {VAGUE_REQUEST}",
+                  reply_message(DECLINE_TEXT, left, left == 0), ""]
+    left -= 1
+    lines += [f"Solver: I need the value of {hint.slot}.\nREQUEST: What is {hint.slot}?",
+              reply_message(hint.constraint, left, left == 0), "",
+              f"Solver: ANSWER: {_written_answer(inst)}"]
+    return "\n".join(lines)
+
+
+def _written_answer(inst: Instance) -> str:
+    if inst.answer.type == "tuple":
+        return f"({', '.join(inst.answer.components)}) = {inst.answer.value}"
+    return inst.answer.value
+
+
+@functools.lru_cache(maxsize=1)
+def _fewshot_block() -> str:
+    examples = [_example(i + 1, inst, vague)
+                for i, (inst, (_, _, vague)) in enumerate(zip(fewshot_instances(), _FEWSHOT_PLAN))]
+    return "Here are four complete example dialogues.\n\n" + "\n\n".join(examples)
+
+
+def system_prompt(regime: str) -> str:
+    base = SYSTEM_TEMPLATE.format(decline=DECLINE_TEXT)
+    if regime == "zs":
+        return base
+    if regime == "4s":
+        return base + "\n\n" + _fewshot_block()
+    raise ValueError(f"unknown regime {regime!r}: use zs or 4s")
+
+
+def initial_conversation(inst: Instance, regime: str, oracle_hint: bool = False) -> Conversation:
+    return [{"role": "system", "content": system_prompt(regime)},
+            {"role": "user", "content": problem_message(inst, oracle_hint)}]
+
+
+def prompt_hash(regime: str) -> str:
+    """sha256 of everything a solver can be shown, for this regime and protocol version."""
+    parts: Sequence[str] = (PROTOCOL_VERSION, system_prompt(regime), USER_TEMPLATE, ORACLE_TEMPLATE,
+                            REPLY_TEMPLATE, FORMAT_ERROR_TEMPLATE, LEFT_TEMPLATE, FINAL_TEMPLATE,
+                            DECLINE_TEXT)
+    return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()

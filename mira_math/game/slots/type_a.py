@@ -1,0 +1,274 @@
+"""The Type A families' notation tables (one per family, each registered under the family's
+name with :func:`eval.slots.engine.register`; importing this module registers them)."""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional, Tuple
+
+from mira_math.game.slots.engine import IDX, NA, NB, NBL, NUM, ORD, SlotSpec, labelled, letter, matrix, register
+
+
+@register("bayes_missing_prior")
+def _bayes() -> List[Tuple[str, SlotSpec]]:
+    events = (   # canonical event, pattern; complements first so "not H" is not read as "H"
+        ("¬H", r"(?:¬|~|!|not\s*|neg\s*)\s*H|H\s*(?:\^\s*c|c|')"),
+        ("¬E", r"(?:¬|~|!|not\s*|neg\s*)\s*E|E\s*(?:\^\s*c|c|')"),
+        ("H", r"H"),
+        ("E", r"E"),
+    )
+    prob = NB + r"(?:P|Pr|Prob)\s*[(\[]\s*"
+    given = r"\s*(?:\||given)\s*"
+    rules: List[Tuple[str, SlotSpec]] = [
+        (prob + f"(?:{pa}){given}(?:{pb})" + r"\s*[)\]]", f"P({a}|{b})")
+        for a, pa in events for b, pb in events if a[-1] != b[-1]
+    ] + [(prob + f"(?:{pa})" + r"\s*[)\]]", f"P({a})") for a, pa in events]
+    hyp, evid = r"(?:the\s+hypothesis|H)", r"(?:the\s+evidence|E)"
+    chance = r"(?:probability|chance|likelihood|odds)"
+    not_h = r"(?:not\s+H|¬\s*H|the\s+complement(?:\s+of\s+H)?|H\s+is\s+(?:false|not\s+true))"
+    rules += [
+        (r"\bposterior(?:\s+probability)?(?:\s+of\s+H)?\b", "P(H|E)"),
+        (rf"\b{chance}\s+(?:of\s+|that\s+){hyp}(?:\s+is\s+true|\s+holds)?\s+"
+         rf"(?:given|after\s+observing|conditional\s+on)\s+{evid}\b", "P(H|E)"),
+        (rf"\b{chance}\s+(?:of\s+|that\s+){evid}(?:\s+is\s+observed|\s+occurs)?\s+"
+         rf"(?:given|under|if|when)\s+{not_h}", "P(E|¬H)"),
+        (rf"\b{chance}\s+(?:of\s+|that\s+){evid}(?:\s+is\s+observed|\s+occurs)?\s+"
+         rf"(?:given|under|if|when)\s+{hyp}(?:\s+is\s+true|\s+holds)?\b", "P(E|H)"),
+        (rf"\b{chance}\s+(?:of\s+|that\s+){not_h}", "P(¬H)"),
+        (rf"\b{chance}\s+(?:of\s+|that\s+){hyp}(?:\s+is\s+true|\s+holds)?\b", "P(H)"),
+        (r"\bfalse[\s-]+(?:positive|alarm)(?:\s+(?:rate|probability))?\b", "P(E|¬H)"),
+        (r"\blikelihood\s+ratio\b", "likelihood ratio"),
+        (r"\b(?:likelihood|sensitivity|true[\s-]+positive(?:\s+rate)?|hit\s+rate|detection\s+rate)\b",
+         "P(E|H)"),
+        (r"\bspecificity\b", "P(¬E|¬H)"),
+        (rf"\b(?:prior|a\s+priori|base[\s-]+rate|prevalence)(?:\s+probability)?"
+         rf"(?:\s+(?:of|for)\s+{hyp}\b)?(?!\s+(?:information|info|knowledge|context|facts?|data|"
+         rf"instructions?|messages?|requests?|questions?|turns?|conversation|steps?|work|answers?|results?"
+         rf"|attempts?|experience|notes?|lines?|constraints?)\b)", "P(H)"),
+        (rf"\bmarginal\s+{chance}\s+(?:of\s+|that\s+){not_h}", "P(¬H)"),
+        (rf"\bmarginal\s+{chance}\s+(?:of\s+|that\s+){hyp}(?:\s+is\s+true|\s+holds)?\b", "P(H)"),
+        (rf"\b(?:marginal\s+)?probability\s+of\s+{evid}\b|\bmarginal\s+(?:probability|likelihood)\b",
+         "P(E)"),
+    ]
+    return rules
+
+
+@register("crt_reconstruction")
+def _crt() -> List[Tuple[str, SlotSpec]]:
+    cong = "congruence {0}"
+    mod_m = r"(?:mod(?:ulo|ulus)?|%|when\s+(?:x\s+is\s+)?divided\s+by)\s*m(?:\s*_\s*)?(\d)(?!\d)"
+    product = r"\bm\s*_?\s*1\s*[·*]?\s*m\s*_?\s*2\s*[·*]?\s*m\s*_?\s*3(?!\d)"
+    return [
+        (product + r"|\bproduct\s+of\s+(?:the\s+|all\s+)?moduli\b", "M"),
+    ] + labelled("congruence|condition", cong, last=3,
+                 body=r"\s*:?\s*x\s*(?:≡|==?)\s*[^()\n]{0,20}?\(\s*mod[^()\n]{0,20}\)") + [
+        (rf"\b{ORD}\s+(?:modulus|residue|remainder)\b", cong),
+        # x ≡ r_3 (mod m_3), x = ? (mod 17)
+        (r"\bx\s*(?:≡|==?|is\s+congruent\s+to)\s*[^()\n]{0,20}?\(?\s*" + mod_m + r"\s*\)?", cong),
+        (r"\bx\s*(?:≡|==?|is\s+congruent\s+to)\s*[^()\n]{0,20}?\(?\s*mod(?:ulo)?\s*(\d+)(?!\d)\s*\)?",
+         "x mod {0}"),
+        (r"\b(?:x\s*|(?:residue|remainder)s?\s+(?:of\s+x\s+)?)" + mod_m, cong),
+        (r"\b(?:x\s*(?:mod(?:ulo)?|%)|(?:residue|remainder)s?\s+(?:of\s+x\s+)?"
+         r"(?:mod(?:ulo)?|when\s+(?:x\s+is\s+)?divided\s+by))\s*(\d+)", "x mod {0}"),
+        (r"\(?\s*\b" + mod_m + r"\s*\)?", cong),
+        (NB + r"[rm](?:\s*_\s*)?(\d)(?!\d)", cong),                # r_3 (residue), m_3 (modulus)
+        (letter("x"), "x"),
+    ]
+
+
+@register("geometry_coordinates")
+def _geometry() -> List[Tuple[str, SlotSpec]]:
+    point = r"(?:the\s+)?(?:point\s+)?"
+    return labelled("line", "line {0}", last=2) + [
+        (r"\b(?:other|remaining)\s+line\b", "line 2"),
+        (r"\|\s*(?-i:PQ|QP)\s*\||\b(?-i:PQ|QP)\b", "|PQ|"),
+        (rf"\b(?:distance|length)\b(?:\s+(?:between|from)\s+{point}(?-i:P)\s+(?:and|to)\s+{point}(?-i:Q)\b"
+         rf"|\s+(?:between|from)\s+{point}(?-i:Q)\s+(?:and|to)\s+{point}(?-i:P)\b)?", "|PQ|"),
+        (r"\b(?:intersection(?:\s+point)?|point\s+of\s+intersection)(?:\s+(?-i:P)\b)?", "P"),
+        (r"(?<![A-Za-z0-9_'|])(?-i:P)(?![A-Za-z0-9_(|])", "P"),
+        (r"(?<![A-Za-z0-9_'|])(?-i:Q)(?![A-Za-z0-9_(|])", "Q"),
+    ]
+
+
+_EDGE_NAMES = {frozenset((0, 1)): "e01", frozenset((1, 2)): "e12", frozenset((0, 2)): "e20"}
+_PATH_SUMS = {frozenset(("e01", "e12")): "s1", frozenset(("e12", "e20")): "s2",
+              frozenset(("e20", "e01")): "s3"}
+
+
+def _edges(ints: List[int]) -> List[Optional[str]]:
+    return [_EDGE_NAMES.get(frozenset(ints[i:i + 2])) for i in range(0, len(ints) - 1, 2)]
+
+
+def _edge(ints: List[int], span: str) -> Optional[str]:
+    return _edges(ints)[0]
+
+
+def _edge_sum(ints: List[int], span: str) -> object:
+    names = _edges(ints)
+    if None in names:
+        return None
+    return _PATH_SUMS.get(frozenset(names), tuple(names))   # e01 + e01 names e01 only
+
+
+def _path(ints: List[int], span: str) -> object:
+    a, b, c = ints
+    return _edge_sum([a, b, b, c], span)
+
+
+@register("graph_path_sums")
+def _graph() -> List[Tuple[str, SlotSpec]]:
+    edge = r"(?:e|w)(?:\s*_\s*)?\(?\s*([012])\s*,?\s*([012])\s*\)?(?!\d)"
+    and_edge = r"\s*(?:\+|plus)\s*"
+    sep = r"\s*(?:-|->|,|–)\s*"
+    return [
+        (NB + r"s(?:\s*_\s*)?(\d)(?!\d)(?:\s*=\s*" + NB + edge + and_edge + NB + edge + ")?", "s{0}"),
+        (r"\bsum\s+of\s+(?:the\s+)?(?:weights\s+)?(?:of\s+)?" + NB + edge + r"\s*(?:,|and|\+|plus)\s*"
+         + NB + edge, _edge_sum),
+        (NB + edge + and_edge + NB + edge, _edge_sum),
+        (r"\bpath\s*(?:sum\s*)?(?:of\s+|through\s+|along\s+)?\(?([012])" + sep + r"([012])" + sep
+         + r"([012])\)?", _path),
+        (rf"\b{ORD}\s+(?:two[\s-]edge\s+)?path(?:\s+sum)?\b", "s{0}"),
+        (r"\b(?:last|final)\s+(?:two[\s-]edge\s+)?path(?:\s+sum)?\b", "s3"),
+        (r"\bpath\s+sum\s*(?:#|no\.?|number)?\s*" + NUM, "s{0}"),
+        (r"\bedge\s+weights\b", ("e01", "e12", "e20")),
+        (r"\bedge\s*(?:between\s+)?(?:vertices\s+)?\(?([012])\s*(?:-|–|and|to|,)?\s*([012])\)?(?!\d)",
+         _edge),
+        (NB + edge, _edge),
+    ]
+
+
+@register("linear_system_separator")
+def _separator() -> List[Tuple[str, SlotSpec]]:
+    after_a = r"(?=\s*(?:$|[?.,;:!)=+*/<>\]-]|'s\b|(?:and|or|is|equals?)\b))"
+    return labelled("equation", "equation {0}", last=2) + [
+        (NB + r"eq\.?\s*_?\s*(\d)(?!\d)", "equation {0}"),
+        (r"\bseparat(?:or|ing)(?:\s+variable)?(?:\s+(?-i:c)\b)?", "c"),
+        (NBL + "a" + NA + after_a, "a"),
+        (letter("b"), "b"),
+        (letter("c"), "c"),
+    ]
+
+
+@register("matrix_completion")
+def _matrix_completion() -> List[Tuple[str, SlotSpec]]:
+    return matrix("m", "m{0}{1}") + [
+        (r"\b(?:top|upper)[\s-]+left\b", "m00"),
+        (r"\b(?:top|upper)[\s-]+right\b", "m01"),
+        (r"\b(?:bottom|lower)[\s-]+left\b", "m10"),
+        (r"\b(?:bottom|lower)[\s-]+right\b", "m11"),
+        (NB + "u" + IDX, "u{0}"),
+        (NB + "v" + IDX, "v{0}"),
+    ]
+
+
+_MOMENT_TERM = re.compile(r"(\d*)\s*[*·]?\s*q(?:\s*_\s*)?(\d)", re.IGNORECASE)
+_MOMENTS = {(1, 1, 1): "sum", (0, 1, 2): "q1 + 2q2", (0, 1, 4): "q1 + 4q2"}   # by coefficients
+_MOMENT_ORDER = "q1 + 2q2", "q1 + 4q2"   # moment 1, moment 2
+
+
+def _moment_expr(ints: List[int], span: str) -> object:
+    coef = [0, 0, 0]
+    for c, i in _MOMENT_TERM.findall(span):
+        if int(i) > 2:
+            return None
+        coef[int(i)] += int(c) if c else 1
+    name = _MOMENTS.get(tuple(coef))
+    return name if name else tuple(f"q{i}" for i in range(3) if coef[i])
+
+
+@register("moment_problem")
+def _moment() -> List[Tuple[str, SlotSpec]]:
+    term = r"(?:\d+\s*[*·]?\s*)?q(?:\s*_\s*)?\d(?!\d)"
+    times_d = r"(?:(?-i:D)\s*(?:times|·|\*)\s*(?:the\s+)?)?"
+    x_sq = r"X\s*(?:\^\s*2|\*\*\s*2|2)"
+    return [
+        (NB + term + r"(?:\s*\+\s*" + term + r")+", _moment_expr),
+        (rf"\b{times_d}(?:second|2nd)(?:\s+raw)?\s+moment\b", "q1 + 4q2"),
+        (rf"\b{times_d}(?:first|1st)(?:\s+raw)?\s+moment\b", "q1 + 2q2"),
+        (r"\bmoment\s*(?:#|no\.?|number)?\s*([12])\b", lambda n, s: _MOMENT_ORDER[n[0] - 1]),
+        (rf"\bE\s*[\[(]\s*{x_sq}\s*[\])]|\b(?:expected\s+value|expectation|mean)\s+of\s+{x_sq}",
+         "q1 + 4q2"),
+        (r"\bE\s*[\[(]\s*X\s*[\])]|\bexpected\s+value\b|\bexpectation\b", "q1 + 2q2"),
+        (NB + r"m(?:\s*_\s*)?([12])(?!\d)", lambda n, s: _MOMENT_ORDER[n[0] - 1]),
+        (r"\b(?:sum|total)\s+(?:of\s+(?:the\s+|all\s+)?)?weights?\b|\btotal\s+weight\b|\bsum\s+equation\b"
+         r"|\bnormali[sz](?:ing|ation)\s+constant\b", "sum"),
+        (letter("D", case=True), "sum"),
+        (r"\bsum\b(?!\s+(?:of\s+)?(?:the\s+)?(?:\d+\s*[*·]?\s*)?q)(?!\s+(?:it|this|that|up|everything)\b)",
+         "sum"),   # not "the sum q1 + 4q2", not the verb ("sum it up")
+        (NB + r"q(?:\s*_\s*)?(\d)(?!\d)", "q{0}"),
+    ]
+
+
+@register("phase_retrieval")
+def _phase() -> List[Tuple[str, SlotSpec]]:
+    xs = r"(?-i:x)\s*(?:_\s*(\d)|\[\s*(\d)\s*\]|\(\s*(\d)\s*\)|(\d))(?!\d)"
+    sign = "sign(x{0})"
+    return [
+        (r"\b(?:sign|sgn|signum)\b\s*(?:of\s+)?(?:the\s+)?(?:[a-z]+\s+){0,2}?\(?\s*" + xs + r"\s*\)?", sign),
+        (NB + xs + r"\s*'s\s+sign\b", sign),
+        (r"(?:\b(?:whether|is)\s+)?" + NB + xs + r"\s+(?:is\s+)?(?:positive|negative)"
+         r"(?:\s+or\s+(?:positive|negative))?", sign),
+        (NB + xs + r"\s*[<>]=?\s*0(?!\d)", sign),
+        (r"\|\s*(?-i:X)(?:\s*_\s*)?(\d)\s*\|\s*(?:\^\s*2)?"
+         r"|\b(?:squared\s+)?magnitude\s+of\s+(?-i:X)(?:\s*_\s*)?(\d)",
+         "|X_{0}|^2"),
+        (NB + r"(?-i:X)(?:\s*_\s*)?(\d)(?!\d)", "X_{0}"),
+        (NB + xs, "x{0}"),
+        (letter("x", case=True), "x"),
+    ]
+
+
+@register("piecewise_missing_threshold")
+def _piecewise() -> List[Tuple[str, SlotSpec]]:
+    left, right = "f(x) for x < t", "f(x) for x ≥ t"
+    piece = r"\b(?:formula|branch|piece|expression|rule|definition|slope|intercept|line)\s+" \
+            r"(?:that\s+applies\s+|used\s+|of\s+f\s+)?(?:for|when|if|on)\s+x\s*"
+    quoted = r"\bf\s*\(\s*x\s*\)\s*(?:=\s*[^?\n]{0,40}?)?\b(?:for|when|if)\s+x\s*"
+    return [
+        (quoted + r"<(?!=)\s*t\b", left), (quoted + r">=\s*t\b", right),
+        (piece + r"<(?!=)\s*t\b", left), (piece + r"(?:>=|>)\s*t\b", right),
+        (r"\b(?:left|lower|first)\s+(?:branch|piece|formula)\b", left),
+        (r"\b(?:right|upper|second)\s+(?:branch|piece|formula)\b", right),
+        (r"\bquery(?:\s+(?:point|x|value))?(?:\s*:?\s*x\s*=\s*-?\d+)?", "query point"),
+        (r"\bf\s*\(\s*(-?\d+)\s*\)", "f({0})"),
+        (r"\bf\s*\(\s*t\s*\)", "f(t)"),
+        (r"\bthreshold(?:\s+value)?(?:\s+(?-i:t)\b)?|\bbreak[\s-]?point\b|\bswitch(?:ing)?[\s-]?point\b"
+         r"|\bcut[\s-]?off\b|\bchange[\s-]?(?:over\s+)?point\b"
+         r"|\bboundary\s+between\s+the\s+(?:two\s+)?(?:branches|pieces|formulas)\b", "t"),
+        (letter("t"), "t"),
+    ]
+
+
+@register("rankdef_linear_shared")
+def _rankdef() -> List[Tuple[str, SlotSpec]]:
+    body = r"(?:\s*:\s*[-+\dxyz\s·*]*=\s*(?:-?\d+|\?)?)?"       # "eq3: x + 2y - 2z = 13" quoted
+    return [
+        (r"\beq(?:uation)?s\s*" + NUM + r"\s*(?:,|and|&|or)\s*(?:eq(?:uation)?\s*)?" + NUM,
+         ("eq{0}", "eq{1}")),
+        (r"\beq(?:uation)?\.?\s*(?:#|no\.?|number)?\s*_?\s*\(?" + NUM + r"\)?" + body, "eq{0}"),
+        (rf"\b{ORD}\s+equation\b", "eq{0}"),
+        (r"\b(?:last|final)\s+equation\b", "eq4"),
+        (letter("x"), "x"), (letter("y"), "y"), (letter("z"), "z"),
+    ]
+
+
+@register("recurrence_missing_init")
+def _recurrence() -> List[Tuple[str, SlotSpec]]:
+    init = r"(?:initial\s+(?:value|condition)|starting\s+value|term)"
+    return [
+        (r"\ba\s*\(\s*n\s*\)(?:\s*=\s*[^?\n]{0,60}?\bn\s*>=?\s*\d+)?", "rule"),
+        (r"\ba\s*\(\s*n\s*[-+]\s*\d+\s*\)", "rule"),
+        (r"\b(?:recurrence|recursion|recursive)\s+(?:rule|relation|formula|equation)\b", "rule"),
+        (r"\b(?:recurrence\s+)?coefficients\b", ("r1", "r2")),
+        (NB + r"r(?:\s*_\s*)?([12])(?!\d)", "r{0}"),
+        (r"\ba(?:\s*\(\s*(-?\d+)\s*\)|\s*\[\s*(-?\d+)\s*\]|\s*_\s*\(?\s*(-?\d+)\s*\)?"
+         r"|(\d+)|\s+sub\s+(\d+))(?!\d)(?!\s*\[)",
+         "a({0})"),
+        (r"\b(?:both\s+|two\s+)?initial\s+(?:values|conditions|terms)\b", ("a(0)", "a(1)")),
+        (rf"\b(?:first|1st|zeroth)\s+{init}\b", "a(0)"),
+        (rf"\b(?:second|2nd)\s+{init}\b|\b(?:other|remaining)\s+initial\s+(?:value|condition)\b", "a(1)"),
+        (r"\bterm\s+(\d+)\b", "a({0})"),
+        # "rule" alone is the recurrence rule, not any rule ("the rule for offering")
+        (r"\brule\b(?!\s+(?:for|about|you|that|which|on|regarding|to|of\s+(?:thumb|your)))", "rule"),
+    ]
+

@@ -1,0 +1,149 @@
+"""The Hub card of a release folder: dataset configs, ``datasets`` features derived from the
+schema, and the README's YAML front matter. A data-layer module so that both
+:mod:`generators.release` (which renders the card) and :mod:`mira_math` (the public module,
+which re-exports it) import it, and neither imports the other."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import typing
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Union
+
+from mira_math.generators import registry
+from mira_math.generators.layout import CARD_SOURCE, SPLIT, data_path
+from mira_math.generators.schema import Instance
+
+DEFAULT_CONFIG = "all"
+
+
+def configs() -> Dict[str, List[str]]:
+    """Config name -> data files (relative to the release folder), in release order."""
+    out: Dict[str, List[str]] = {
+        "all": [data_path(n) for n in registry.names()],
+        "type_a": [data_path(n) for n in registry.names("A")],
+        "type_b": [data_path(n) for n in registry.names("B")],
+    }
+    for name in registry.names():
+        out[name] = [data_path(name)]
+    return out
+
+
+# ------------------------------------------------------------------ features from the schema
+
+_DTYPES = {str: "string", int: "int64"}
+
+
+def _feature(name: str, tp: Any) -> Dict[str, Any]:
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is Union and type(None) in args:           # Optional[int]: nullable column
+        return _feature(name, next(a for a in args if a is not type(None)))
+    if origin in (list, List):
+        (item,) = args
+        if dataclasses.is_dataclass(item):
+            return {"name": name, "list": _struct(item)}
+        return {"name": name, "list": _DTYPES[item]}
+    if dataclasses.is_dataclass(tp):
+        return {"name": name, "struct": _struct(tp)}
+    return {"name": name, "dtype": _DTYPES[tp]}
+
+
+def _struct(cls: type) -> List[Dict[str, Any]]:
+    hints = typing.get_type_hints(cls)
+    return [_feature(f.name, hints[f.name]) for f in dataclasses.fields(cls)]
+
+
+def features() -> List[Dict[str, Any]]:
+    """The ``datasets`` features of an instance row, derived from :class:`Instance`."""
+    return _struct(Instance)
+
+
+# ------------------------------------------------------------------ card front matter
+
+def card_metadata(info: dict, files: Dict[str, bytes]) -> Dict[str, Any]:
+    """YAML metadata of a release folder: configs, features and per-config split sizes."""
+    present = {name: paths for name, paths in configs().items()
+               if all(p in files for p in paths)}
+    total = sum(files[p].count(b"\n") for p in present.get("all", []))
+    held_out = info["seed_set"] != "public-20-50"
+    return {
+        "pretty_name": info.get("pretty_name") or
+        "MIRA-Math" + (f" (held-out seed set {info['seed_set']})" if held_out else ""),
+        "license": info.get("license", "cc-by-4.0"),   # an imported release keeps its source's
+        "language": ["en"],
+        "task_categories": ["question-answering", "text-generation"],
+        "size_categories": ["1K<n<10K" if 1000 <= total < 10000 else
+                            "n<1K" if total < 1000 else "10K<n<100K"],
+        "tags": ["mathematics", "reasoning", "information-seeking", "clarification",
+                 "interactive", "benchmark", "synthetic", "exact-answers"],
+        "configs": [
+            dict({"config_name": name}, **({"default": True} if name == DEFAULT_CONFIG else {}),
+                 data_files=[{"split": SPLIT, "path": paths}])
+            for name, paths in present.items()
+        ],
+        "dataset_info": [
+            {"config_name": name, "features": features(),
+             "splits": [{"name": SPLIT,
+                         "num_bytes": sum(len(files[p]) for p in paths),  # JSONL bytes
+                         "num_examples": sum(files[p].count(b"\n") for p in paths)}]}
+            for name, paths in present.items()
+        ],
+    }
+
+
+def _yaml(value: Any, indent: int = 0) -> List[str]:
+    """Block YAML for dicts, lists, strings, ints and bools; strings are JSON-quoted, which
+    YAML reads as double-quoted scalars. Hand-written so the core install needs no PyYAML and
+    the bytes never depend on an emitter's version; tests parse it back with PyYAML."""
+    pad = "  " * indent
+    lines: List[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, (dict, list)) and item:
+                lines.append(f"{pad}{key}:")
+                lines += _yaml(item, indent + (0 if isinstance(item, list) else 1))
+            else:
+                lines.append(f"{pad}{key}: {_scalar(item)}")
+        return lines
+    for item in value:  # list
+        if isinstance(item, (dict, list)):
+            inner = _yaml(item, indent + 1)
+            lines.append(f"{pad}- {inner[0].lstrip()}")
+            lines += inner[1:]
+        else:
+            lines.append(f"{pad}- {_scalar(item)}")
+    return lines
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, (list, dict)):
+        return "[]" if isinstance(value, list) else "{}"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def render_readme(info: dict, files: Dict[str, bytes], card: Optional[str] = None,
+                  summary: Optional[str] = None) -> str:
+    """The release folder's README.md: generated front matter, a generated summary of this
+    folder (or ``summary``, e.g. an imported release's), then the datasheet ``dataset_card.md``."""
+    card = CARD_SOURCE.read_text(encoding="utf-8") if card is None else card
+    meta = "\n".join(_yaml(card_metadata(info, files)))
+    if summary is not None:
+        return f"---\n{meta}\n---\n\n{summary}{card}"
+    counts = info["counts"]
+    rows = "\n".join(f"| `{name}` | {registry.type_of(name)} | {counts[name]} |" for name in counts)
+    summary = (
+        f"# MIRA-Math — seed set `{info['seed_set']}`\n\n"
+        f"This folder holds {info['total']} instances generated by generator version "
+        f"{info['generator_version']} from seed set `{info['seed_set']}` (master seed "
+        f"{info['master_seed']}), {info['per_type']['A']} per difficulty for each Type A family and "
+        f"{info['per_type']['B']} for each Type B family. `CHECKSUMS.sha256` lists the sha256 of "
+        f"every file; `release_info.json` says how to regenerate it byte for byte "
+        f"(`mira-math verify`).\n\n"
+        f"| config / family | type | instances |\n|---|---|---|\n{rows}\n\n"
+    )
+    return f"---\n{meta}\n---\n\n{summary}{card}"

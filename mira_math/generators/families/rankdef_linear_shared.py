@@ -1,0 +1,167 @@
+"""Two equations of rank 2 in (x, y, z); the responder holds two more, either of which fixes it."""
+
+from __future__ import annotations
+
+import random
+import re
+from math import gcd
+from typing import Any, Dict, List, Optional, Sequence
+
+from mira_math.generators.family import Family, Latent, Reject, Rendered
+from mira_math.generators.schema import Hint
+from mira_math.generators.text import frac, linear
+
+_VARS = ("x", "y", "z")
+_SHOWN = ("eq1", "eq2")
+_HELD = ("eq3", "eq4")
+_TERM_RE = re.compile(r"([+-]?)(\d*)([xyz])")
+
+
+def _coef_bound(level: int) -> int:
+    return 3 + level
+
+
+def _solution_bound(level: int) -> int:
+    return 5 + level
+
+
+def _rhs(row: Sequence[int], sol: Sequence[int]) -> int:
+    return sum(a * v for a, v in zip(row, sol))
+
+
+def _equation(row: Sequence[int], sol: Sequence[int]) -> str:
+    return f"{linear(row, _VARS)} = {frac(_rhs(row, sol))}"
+
+
+def _cross(u: Sequence[int], v: Sequence[int]) -> List[int]:
+    return [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]]
+
+
+def _det(a: Sequence[int], b: Sequence[int], c: Sequence[int]) -> int:
+    """3×3 integer determinant as a triple product: exact and cheap."""
+    return sum(p * q for p, q in zip(_cross(a, b), c))
+
+
+def _proportional(u: Sequence[int], v: Sequence[int]) -> bool:
+    return _cross(u, v) == [0, 0, 0]
+
+
+def _parse_equation(text: str) -> List[int]:
+    """``2x - y + 3z = -4`` -> [2, -1, 3, -4]; only the canonical form :func:`_equation` writes."""
+    lhs, sep, rhs = text.partition(" = ")
+    coefs = {v: 0 for v in _VARS}
+    compact = lhs.replace(" ", "")
+    pos = 0
+    for m in _TERM_RE.finditer(compact):
+        if m.start() != pos or coefs[m.group(3)]:
+            raise ValueError(f"not a canonical equation: {text!r}")
+        mag = int(m.group(2)) if m.group(2) else 1
+        coefs[m.group(3)] = -mag if m.group(1) == "-" else mag
+        pos = m.end()
+    if not sep or pos != len(compact):
+        raise ValueError(f"not a canonical equation: {text!r}")
+    row = [coefs[v] for v in _VARS] + [int(rhs)]
+    if f"{linear(row[:3], _VARS)} = {frac(row[3])}" != text:
+        raise ValueError(f"not a canonical equation: {text!r}")
+    return row
+
+
+class RankdefLinearShared(Family):
+    name = "rankdef_linear_shared"
+    type = "A"
+    answer_type = "tuple"
+
+    def generate(self, rng: random.Random, level: int) -> Latent:
+        cb, sb = _coef_bound(level), _solution_bound(level)
+
+        def row() -> List[int]:
+            return [rng.choice([-1, 1]) * rng.randint(1, cb) for _ in _VARS]
+
+        latent = {
+            "level": level,
+            "solution": [rng.randint(-sb, sb) for _ in _VARS],
+            **{key: row() for key in _SHOWN},
+            "held": {key: row() for key in _HELD},
+        }
+        problem = self.check(latent)
+        if problem:
+            raise Reject(problem)
+        return latent
+
+    def check(self, latent: Latent) -> Optional[str]:
+        # The solution box is the sampling distribution, not a validity condition: the solver
+        # is told only "integers", and the witness moves along the solution line out of it.
+        cb = _coef_bound(latent["level"])
+        sol = latent["solution"]
+        if len(sol) != 3 or not all(type(v) is int for v in sol):
+            return "the solution must be an integer triple"
+        held = latent["held"]
+        if sorted(held) != list(_HELD):
+            return "the responder must hold eq3 and eq4"
+        rows = [latent[k] for k in _SHOWN] + [held[k] for k in _HELD]
+        for key, row in zip(_SHOWN + _HELD, rows):
+            if len(row) != 3 or not all(type(a) is int and 1 <= abs(a) <= cb for a in row):
+                return f"{key} needs three nonzero integer coefficients in [-{cb}, {cb}]"
+        eq1, eq2, eq3, eq4 = rows
+        if _proportional(eq1, eq2):
+            return "eq1 and eq2 are proportional: rank 1, not 2"
+        for key, extra in zip(_HELD, (eq3, eq4)):
+            if _det(eq1, eq2, extra) == 0:
+                return f"{key} does not make the system full rank"
+        if _proportional(eq3, eq4):
+            return "eq3 and eq4 are proportional: the responder would hold one equation twice"
+        return None
+
+    def render(self, latent: Latent) -> Rendered:
+        sol = latent["solution"]
+        held = latent["held"]
+        lines = {key: f"{key}: {_equation(held[key], sol)}" for key in sorted(held)}
+        return Rendered(
+            context="The unknown integers x, y, z satisfy a system of four linear equations, "
+                    "named eq1, eq2, eq3 and eq4; the system has exactly one solution. You are "
+                    "given eq1 and eq2.",
+            facts=[f"{key}: {_equation(latent[key], sol)}" for key in _SHOWN],
+            question="What is (x, y, z)? Give the three integers in that order.",
+            domain="x, y and z are integers.",
+            responder=[lines[key] for key in sorted(lines)],
+            hints=[Hint(key, lines[key], _equation(held[key], sol)) for key in sorted(held)],
+            components=list(_VARS),
+        )
+
+    def solve(self, latent: Latent) -> tuple:
+        return tuple(latent["solution"])
+
+    def known(self, latent: Latent) -> Dict[str, Any]:
+        sol = latent["solution"]
+        return {"level": latent["level"],
+                **{key: list(latent[key]) + [_rhs(latent[key], sol)] for key in _SHOWN}}
+
+    def complete(self, known: Dict[str, Any], hint: Hint) -> Latent:
+        """The solution and the quoted equation. The responder's other equation is an
+        independent fact that neither the view nor this hint fixes, so it stays out."""
+        if hint.slot not in _HELD:
+            raise ValueError(f"unknown slot {hint.slot!r}")
+        extra = _parse_equation(hint.value)
+        rows = [known[k][:3] for k in _SHOWN] + [extra[:3]]
+        rhs = [known[k][3] for k in _SHOWN] + [extra[3]]
+        d = _det(*rows)
+        if d == 0:
+            raise ValueError(f"eq1, eq2 and {hint.slot} do not fix (x, y, z)")
+        # Cramer's rule: replace column i by the right-hand sides.
+        nums = [_det(*[[r if j == i else row[j] for j in range(3)] for row, r in zip(rows, rhs)])
+                for i in range(3)]
+        if any(v % d for v in nums):
+            raise ValueError("the completed solution is not an integer triple")
+        return {"level": known["level"], "solution": [v // d for v in nums],
+                **{k: known[k][:3] for k in _SHOWN}, "held": {hint.slot: extra[:3]}}
+
+    def witness(self, latent: Latent) -> Optional[Latent]:
+        # eq1 and eq2 fix (x, y, z) only up to the line s + t·(eq1 × eq2); the next integer
+        # point on it keeps both right-hand sides and changes the answer.
+        d = _cross(latent["eq1"], latent["eq2"])
+        g = gcd(gcd(d[0], d[1]), d[2])
+        step = [c // g for c in d]
+        return {**latent, "solution": [s + c for s, c in zip(latent["solution"], step)]}
+
+
+FAMILY = RankdefLinearShared()

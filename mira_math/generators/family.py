@@ -1,0 +1,112 @@
+"""The family interface: what every one of the 22 generator modules provides.
+
+A family turns a ``random.Random`` and a difficulty into a *latent state* (a JSON-able dict
+of ints, Fractions, strings and lists) and knows how to render it into the two views, solve
+it exactly, and prove that the solver's view alone does not fix the answer.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, ClassVar, Dict, List, Optional, Set, Tuple
+
+from mira_math.generators.schema import Hint
+from mira_math.verifiers.exact import AnswerType, Value
+
+Latent = Dict[str, Any]
+
+
+class Reject(Exception):
+    """Raised inside ``generate`` (or returned by ``check``) to resample a degenerate draw."""
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """Both views of a latent state, in the one notation the family uses throughout."""
+
+    context: str                 # setup paragraph shown to the solver (notation, rules)
+    facts: List[str]             # the solver's fact lines
+    question: str                # the target question
+    domain: str                  # the stated domain of the unknowns
+    responder: List[str]         # the responder's private constraint lines
+    hints: List[Hint]            # canonical hints (each constraint is one responder line)
+    components: List[str] = field(default_factory=list)  # names of tuple components
+
+
+class Family:
+    """Base class; subclasses set the class attributes and implement the methods."""
+
+    name: ClassVar[str]
+    type: ClassVar[str]                   # "A" or "B"
+    answer_type: ClassVar[AnswerType]
+    scales_with_difficulty: ClassVar[bool] = True
+    # Largest share one answer value may hold at any difficulty (docs/benchmark.md §4). Families whose
+    # answers have only two possible values (tomography) state their own bound.
+    max_answer_share: ClassVar[Fraction] = Fraction(1, 4)
+    # Largest reduced denominator of a fraction answer (and of every tuple component),
+    # docs/benchmark.md §4: 500, and 200 for markov_missing_transition.
+    max_answer_denominator: ClassVar[int] = 500
+    # Latent fields that only choose which slot is hidden (Type B); the complete problem of
+    # :meth:`problem` leaves them out, so the same problem with another slot hidden repeats.
+    slot_fields: ClassVar[Tuple[str, ...]] = ()
+
+    def problem(self, latent: Latent) -> Latent:
+        """The complete problem: the latent state with the slot filled in, without the level
+        and without the fields that choose the hidden slot (the disjointness key)."""
+        return {k: v for k, v in latent.items() if k != "level" and k not in self.slot_fields}
+
+    def resolving_slots(self, latent: Latent) -> Optional[List[str]]:
+        """Every slot whose true value alone fixes the answer, for families that can
+        enumerate them (tomography); the responder must hold exactly these."""
+        return None
+
+    def balanced_answer(self, index: int) -> Optional[str]:
+        """The answer the ``index``-th instance of a block must have, for families whose
+        answers take two values (tomography): balance is then exact, not a coin flip."""
+        return None
+
+    def level(self, difficulty: int) -> int:
+        """The level actually used (crt and tomography stay at 1)."""
+        return difficulty if self.scales_with_difficulty else 1
+
+    # --- to implement -----------------------------------------------------------------
+    def generate(self, rng: random.Random, level: int) -> Latent:
+        """Draw a latent state; raise :class:`Reject` to resample."""
+        raise NotImplementedError
+
+    def render(self, latent: Latent) -> Rendered:
+        """The solver's view, the responder's lines and the canonical hint(s)."""
+        raise NotImplementedError
+
+    def solve(self, latent: Latent) -> Value:
+        """The exact answer of the complete state."""
+        raise NotImplementedError
+
+    def check(self, latent: Latent) -> Optional[str]:
+        """Why the state is not a valid instance (domain, uniqueness, non-degeneracy), or None."""
+        raise NotImplementedError
+
+    def known(self, latent: Latent) -> Dict[str, Any]:
+        """What the solver's fact lines state, as data (the facts are a rendering of it)."""
+        raise NotImplementedError
+
+    def complete(self, known: Dict[str, Any], hint: Hint) -> Latent:
+        """Rebuild the complete state from the solver's knowledge plus one canonical hint.
+
+        Reads only ``known`` and ``hint`` (slot and value); raises ``ValueError`` if they do
+        not pin down a unique state. Hint sufficiency is checked through this method.
+        """
+        raise NotImplementedError
+
+    def witness(self, latent: Latent) -> Optional[Latent]:
+        """Another valid state with the same solver view and a different answer.
+
+        Families with a finite answer set may instead implement :meth:`candidates`.
+        """
+        return None
+
+    def candidates(self, known: Dict[str, Any]) -> Optional[Set[Value]]:
+        """All answers the solver's view leaves possible over its stated domain, if finite."""
+        return None

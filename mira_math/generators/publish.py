@@ -1,0 +1,104 @@
+"""Publishing a verified release folder to the Hugging Face Hub (``mira-math publish``).
+
+Only tested against ``unittest.mock.create_autospec(HfApi)``: no test reaches the real Hub
+(there is no local Hub emulator, and upload calls validate the card online).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, List, Optional, Tuple
+
+from mira_math.generators.errors import MiraError
+from mira_math.generators.release import read_release_info, verify_release
+
+REPO_TYPE = "dataset"
+# The Hub's repo id rules (owner/name, letters, digits, "-", "_", "."), and a semantic-version tag.
+_REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
+_TAG = re.compile(r"^v\d+\.\d+\.\d+$")
+
+
+class PublishError(MiraError, RuntimeError):
+    """The folder may not be published (it fails ``verify``)."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    repo_id: str
+    files: List[Tuple[str, int, str]]   # (path in repo, size in bytes, sha256)
+    commit_message: str
+    tag: Optional[str]
+    private: bool
+
+    def describe(self) -> str:
+        lines = [f"repo: {self.repo_id} (dataset, {'private' if self.private else 'public'})",
+                 f"commit: {self.commit_message}"]
+        lines += [f"  {sha}  {size:>9}  {path}" for path, size, sha in self.files]
+        lines.append(f"{len(self.files)} files, {sum(f[1] for f in self.files)} bytes")
+        lines.append(f"tag: {self.tag}" if self.tag else "tag: (none)")
+        return "\n".join(lines)
+
+
+def check_names(repo_id: str, tag: Optional[str]) -> None:
+    """Refuse before any work: the Hub would reject the id, and tags are vX.Y.Z."""
+    if not _REPO_ID.match(repo_id) or ".." in repo_id or "--" in repo_id:
+        raise PublishError(f"--repo-id {repo_id!r}: expected OWNER/NAME (letters, digits, '-', '_', '.')")
+    if tag is not None and not _TAG.match(tag):
+        raise PublishError(f"--tag {tag!r}: expected vX.Y.Z, e.g. v1.1.0")
+
+
+def existing_tags(api: Any, repo_id: str) -> List[str]:
+    """Tags of the repo on the Hub; none when the repo does not exist yet."""
+    try:
+        refs = api.list_repo_refs(repo_id, repo_type=REPO_TYPE)
+    except Exception as err:  # RepositoryNotFoundError: a new repo has no tags
+        if type(err).__name__ in ("RepositoryNotFoundError", "RevisionNotFoundError"):
+            return []
+        raise
+    return [ref.name for ref in getattr(refs, "tags", [])]
+
+
+def plan(folder: Path, repo_id: str, tag: Optional[str] = None, private: bool = False) -> Plan:
+    """What publishing would upload; refuses a malformed repo id or tag, and a folder that
+    does not verify."""
+    check_names(repo_id, tag)
+    report = verify_release(folder)
+    if not report.ok:
+        raise PublishError(f"{folder} fails verify; not publishing:\n" + "\n".join(report.problems))
+    info = read_release_info(folder)
+    files = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        rel = path.relative_to(folder).as_posix()
+        if any(part.startswith(".") for part in rel.split("/")):
+            continue
+        data = path.read_bytes()
+        files.append((rel, len(data), hashlib.sha256(data).hexdigest()))
+    message = (f"MIRA-Math {info['generator_version']}: seed set {info['seed_set']}, "
+               f"{info['total']} instances")
+    return Plan(repo_id, files, message, tag, private)
+
+
+def publish(folder: Path, the_plan: Plan, api: Any = None) -> str:
+    """Create the repo (if needed), upload the folder as one commit, tag it. Returns the
+    commit id. ``api`` defaults to ``HfApi()``, which takes ``HF_TOKEN`` or the usual login."""
+    if api is None:
+        from huggingface_hub import HfApi  # optional dependency: pip install 'mira-math[hub]'
+
+        api = HfApi()
+    if the_plan.tag and the_plan.tag in existing_tags(api, the_plan.repo_id):
+        raise PublishError(f"{the_plan.repo_id} already has tag {the_plan.tag}: a published "
+                           f"version is never replaced; bump the version")
+    api.create_repo(the_plan.repo_id, repo_type=REPO_TYPE, private=the_plan.private, exist_ok=True)
+    commit = api.upload_folder(
+        repo_id=the_plan.repo_id, folder_path=str(folder), repo_type=REPO_TYPE,
+        commit_message=the_plan.commit_message,
+        allow_patterns=[path for path, _, _ in the_plan.files],
+        delete_patterns=["data/**"],  # a family dropped from the folder leaves no stale file
+    )
+    if the_plan.tag:
+        api.create_tag(the_plan.repo_id, tag=the_plan.tag, repo_type=REPO_TYPE,
+                       revision=commit.oid)
+    return commit.oid

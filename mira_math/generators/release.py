@@ -1,0 +1,284 @@
+"""Writing a split to disk (the Hub folder layout) and verifying one byte for byte.
+
+Layout of a release folder::
+
+    data/<family>/test.jsonl   one file per family, instances in release order
+    release_info.json          generator version, seed set, master seed, counts
+    README.md                  the Hub card: generated YAML (configs, features, sizes) + datasheet
+    CHECKSUMS.sha256           ``sha256sum -c`` manifest of every other file
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import shutil
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
+
+from mira_math.generators import registry
+from mira_math.generators.errors import MiraError
+from mira_math.generators.build import GENERATOR_VERSION, build_split, instance_keys
+from mira_math.generators.card import render_readme
+from mira_math.generators.layout import DEFAULT_RELEASE, SPLIT, data_path
+from mira_math.generators.schema import DataError, Instance, read_jsonl
+from mira_math.generators.seeds import PUBLIC, SeedSet
+
+CHECKSUMS = "CHECKSUMS.sha256"
+README = "README.md"
+PUBLIC_PER_TYPE = {"A": 20, "B": 50}
+RELEASE_INFO = "release_info.json"
+
+
+def group_lines(instances: Iterable[Instance], progress: Optional[Callable[[], None]] = None
+                ) -> Dict[str, bytes]:
+    """Relative path -> file bytes, one JSONL file per family."""
+    files: Dict[str, List[str]] = defaultdict(list)
+    for inst in instances:
+        files[data_path(inst.family)].append(inst.to_json_line())
+        if progress:
+            progress()
+    return {path: "".join(lines).encode("utf-8") for path, lines in files.items()}
+
+
+def release_info(seed_set: SeedSet, per_type: Dict[str, int], files: Dict[str, bytes],
+                 families: Sequence[str], difficulties: Sequence[int],
+                 disjoint_from: Sequence[dict] = ()) -> dict:
+    counts = {name: files[data_path(name)].count(b"\n") for name in families if data_path(name) in files}
+    return {
+        "generator_version": GENERATOR_VERSION,
+        "seed_set": seed_set.name,
+        "master_seed": seed_set.master_seed,
+        "per_type": {"A": per_type["A"], "B": per_type["B"]},
+        "difficulties": list(difficulties),
+        "families": list(families),
+        "disjoint_from": list(disjoint_from),
+        "counts": counts,
+        "total": sum(counts.values()),
+    }
+
+
+def public_split_reference() -> dict:
+    """How a held-out split names the public release it must not overlap."""
+    return {"seed_set": PUBLIC.name, "master_seed": PUBLIC.master_seed,
+            "per_type": dict(PUBLIC_PER_TYPE)}
+
+
+def split_references(folders: Sequence[Path]) -> List[dict]:
+    """How a new split names declared held-out splits it must not overlap: each one's seed set,
+    layout and, nested, the splits *it* was built disjoint from (so it regenerates exactly)."""
+    refs: List[dict] = []
+    for folder in folders:
+        info = read_release_info(folder)
+        if info.get("regenerable") is False:
+            raise DataError("imported data cannot be regenerated from seeds", str(folder / RELEASE_INFO))
+        ref = {"seed_set": info["seed_set"], "master_seed": info["master_seed"],
+               "per_type": dict(info["per_type"])}
+        if list(info["families"]) != registry.names():
+            ref["families"] = list(info["families"])
+        if list(info["difficulties"]) != [1, 2, 3]:
+            ref["difficulties"] = list(info["difficulties"])
+        if info.get("disjoint_from") and info["disjoint_from"] != [public_split_reference()]:
+            ref["disjoint_from"] = list(info["disjoint_from"])
+        if ref not in refs and ref != public_split_reference():
+            refs.append(ref)
+    return refs
+
+
+def excluded_keys(disjoint_from: Sequence[dict]) -> Set[str]:
+    """Problem and view keys of the splits a new split must not overlap (regenerated, so the
+    result never depends on files on disk)."""
+    keys: Set[str] = set()
+    for ref in disjoint_from:
+        keys |= _split_keys(json.dumps(ref, sort_keys=True))
+    return keys
+
+
+@functools.lru_cache(maxsize=16)
+def _split_keys(ref_text: str) -> frozenset:
+    ref = json.loads(ref_text)
+    inner = ref.get("disjoint_from")
+    if inner is None:  # a held-out split without a nested list was built against the public one
+        inner = [] if ref["seed_set"] == PUBLIC.name else [public_split_reference()]
+    split = build_split(SeedSet(ref["seed_set"], ref["master_seed"]), ref["per_type"],
+                        ref.get("families"), ref.get("difficulties", (1, 2, 3)),
+                        excluded_keys(inner))
+    return frozenset(k for inst in split for k in instance_keys(inst))
+
+
+def render_release(seed_set: SeedSet, per_type: Dict[str, int], families: Sequence[str],
+                   difficulties: Sequence[int] = (1, 2, 3),
+                   progress: Optional[Callable[[], None]] = None,
+                   disjoint_from: Sequence[dict] = ()) -> Dict[str, bytes]:
+    """Every file of the release folder (card and checksums included), in memory."""
+    split = build_split(seed_set, per_type, families, difficulties, excluded_keys(disjoint_from))
+    files = group_lines(split, progress)
+    info = release_info(seed_set, per_type, files, families, difficulties, disjoint_from)
+    files[RELEASE_INFO] = (json.dumps(info, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    files[README] = render_readme(info, files).encode("utf-8")
+    files[CHECKSUMS] = manifest(files)
+    return files
+
+
+def manifest(files: Dict[str, bytes]) -> bytes:
+    """``sha256sum`` format, sorted by path, of every file but the manifest itself."""
+    lines = [f"{hashlib.sha256(data).hexdigest()}  {path}\n"
+             for path, data in sorted(files.items()) if path != CHECKSUMS]
+    return "".join(lines).encode("utf-8")
+
+
+class ReleaseWriteError(MiraError):
+    """A release folder that may not be written (a file in its place, a folder in use)."""
+
+
+def check_out_folder(out: Path, overwrite: bool) -> None:
+    """``generate --out``: a file in the way, or a non-empty folder without ``--overwrite``,
+    is refused (a run on the old split could no longer be scored)."""
+    if out.exists() and not out.is_dir():
+        raise ReleaseWriteError(f"--out {out}: exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()) and not overwrite:
+        raise ReleaseWriteError(f"--out {out}: the folder is not empty; pass --overwrite to "
+                                "replace it")
+
+
+def write_release(out: Path, files: Dict[str, bytes]) -> None:
+    """Write the whole folder beside ``out`` and swap it in by renames: a kill or a full disk
+    leaves the old folder (or none), never half a release; files of an earlier build that this
+    one does not contain do not survive."""
+    if out.exists() and not out.is_dir():
+        raise ReleaseWriteError(f"{out}: exists and is not a folder")
+    out = out.resolve()
+    tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
+    old = out.with_name(f".{out.name}.old-{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        for rel, data in sorted(files.items()):
+            path = tmp / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        if out.exists():
+            os.replace(out, old)
+        os.replace(tmp, out)
+    except BaseException:
+        if old.exists() and not out.exists():
+            os.replace(old, out)
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+@dataclass
+class VerifyReport:
+    problems: List[str] = field(default_factory=list)
+    files_checked: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_manifest(folder: Path) -> List[str]:
+    """Problems with ``CHECKSUMS.sha256``: missing, mismatching, or unlisted files."""
+    path = folder / CHECKSUMS
+    if not path.is_file():
+        return [f"{path}: manifest missing"]
+    problems, listed = [], set()
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        digest, sep, rel = line.partition("  ")
+        if not sep or len(digest) != 64:
+            problems.append(f"{path}:{n}: malformed manifest line")
+            continue
+        listed.add(rel)
+        target = folder / rel
+        if not target.is_file():
+            problems.append(f"{target}: listed in {CHECKSUMS} but missing")
+        elif hashlib.sha256(target.read_bytes()).hexdigest() != digest:
+            problems.append(f"{target}: sha256 does not match {CHECKSUMS}")
+    for target in sorted(p for p in folder.rglob("*") if p.is_file()):
+        rel = target.relative_to(folder).as_posix()
+        if rel != CHECKSUMS and rel not in listed and not rel.startswith("."):
+            problems.append(f"{target}: not listed in {CHECKSUMS}")
+    return problems
+
+
+def read_release_info(folder: Path) -> dict:
+    path = folder / RELEASE_INFO
+    try:
+        info = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError("release info missing", str(path)) from None
+    except json.JSONDecodeError as err:
+        raise DataError(f"not valid JSON: {err}", str(path), err.lineno) from None
+    for key, kind in (("seed_set", str), ("master_seed", int), ("per_type", dict),
+                      ("families", list), ("difficulties", list)):
+        if not isinstance(info.get(key), kind):
+            raise DataError(f"expected {kind.__name__}", str(path), 0, key)
+    return info
+
+
+def verify_release(folder: Path, progress: Optional[Callable[[], None]] = None) -> VerifyReport:
+    """Regenerate the split described by ``release_info.json`` and compare every byte."""
+    report = VerifyReport()
+    report.problems += check_manifest(folder)
+    info = read_release_info(folder)
+    if info.get("regenerable") is False:  # imported data: checksums and strict reading only
+        return _verify_imported(folder, report)
+    seed_set = SeedSet(info["seed_set"], info["master_seed"])
+    expected = render_release(seed_set, info["per_type"], info["families"], info["difficulties"],
+                              progress, info.get("disjoint_from", []))
+    for rel, data in sorted(expected.items()):
+        path = folder / rel
+        report.files_checked += 1
+        if not path.is_file():
+            report.problems.append(f"{path}: missing")
+            continue
+        actual = path.read_bytes()
+        if actual != data:
+            report.problems.append(f"{path}: differs from the regenerated release"
+                                   + _first_difference(actual, data))
+    return report
+
+
+def _verify_imported(folder: Path, report: VerifyReport) -> VerifyReport:
+    for path in family_files(folder):
+        report.files_checked += 1
+        try:
+            for _ in read_jsonl(path):
+                pass
+        except DataError as err:
+            report.problems.append(str(err))
+    return report
+
+
+def _first_difference(actual: bytes, expected: bytes) -> str:
+    a, e = actual.split(b"\n"), expected.split(b"\n")
+    for n, (x, y) in enumerate(zip(a, e), start=1):
+        if x != y:
+            return f" at line {n} (instance {_id_of(y) or _id_of(x) or '?'})"
+    return f" in length ({len(a) - 1} lines, expected {len(e) - 1})"
+
+
+def _id_of(line: bytes) -> Optional[str]:
+    try:
+        return json.loads(line)["id"]
+    except Exception:
+        marker = b'"id":"'
+        start = line.find(marker)
+        return line[start + len(marker):line.find(b'"', start + len(marker))].decode(errors="replace") \
+            if start >= 0 else None
+
+
+def family_files(folder: Path) -> List[Path]:
+    """The JSONL files of a release folder, in registry order."""
+    return [folder / data_path(n) for n in registry.names() if (folder / data_path(n)).is_file()]
+
+
+__all__ = ["render_release", "write_release", "verify_release", "check_manifest", "read_jsonl",
+           "family_files", "data_path"]

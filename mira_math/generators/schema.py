@@ -1,0 +1,238 @@
+"""The instance record, its canonical JSON line, and strict loading with clear errors.
+
+Every family's rows share one Arrow schema: values whose type varies by family (answers,
+hint values) are canonical strings, and the latent state is canonical JSON text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass, field, fields
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Iterator, List, Optional, Tuple
+
+from mira_math.generators.errors import MiraError
+from mira_math.verifiers.exact import ANSWER_TYPES, from_canonical
+
+_FRACTION_RE = re.compile(r"^-?\d+/\d+$")
+
+
+class DataError(MiraError, ValueError):
+    """A record that is not a valid instance; names the file, line and field."""
+
+    def __init__(self, message: str, path: str = "<memory>", line: int = 0, field_name: str = ""):
+        where = f"{path}:{line}" if line else path
+        self.path, self.line, self.field_name = path, line, field_name
+        super().__init__(f"{where}: field {field_name!r}: {message}" if field_name else f"{where}: {message}")
+
+
+@dataclass(frozen=True)
+class View:
+    """What the solver sees: a setup paragraph, fact lines, the question, the stated domain."""
+
+    context: str
+    facts: List[str]
+    question: str
+    domain: str
+
+
+@dataclass(frozen=True)
+class Hint:
+    """One canonical atomic hint: the slot's name, its constraint line, its value."""
+
+    slot: str
+    constraint: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    type: str                                  # one of verifiers.exact.ANSWER_TYPES
+    value: str                                 # canonical string
+    components: List[str] = field(default_factory=list)  # tuple component names, else []
+
+
+@dataclass(frozen=True)
+class Instance:
+    id: str
+    family: str
+    type: str                 # "A" (fixed slot) or "B" (variable slot)
+    difficulty: int           # nominal level: the split and the request budget use it
+    level: int                # level the generator actually used
+    seed: int
+    seed_set: str
+    generator_version: str
+    view: View
+    responder: List[str]      # the responder's private constraint lines
+    hints: List[Hint]         # canonical hints; any one of them suffices
+    answer: Answer
+    candidate_answers: Optional[int]  # answers the view leaves possible, when finite
+    latent: str               # complete latent state, canonical JSON text
+
+    @property
+    def budget(self) -> int:
+        """Request budget B = 3d (docs/benchmark.md §6)."""
+        return 3 * self.difficulty
+
+    def latent_state(self) -> dict:
+        return decode_latent(self.latent)
+
+    def to_json_line(self) -> str:
+        return dumps_canonical(asdict(self)) + "\n"
+
+
+# ---------------------------------------------------------------- canonical JSON
+
+def dumps_canonical(obj: Any, sort_keys: bool = False) -> str:
+    """Compact, UTF-8, no floats; key order as given (dataclass order) unless ``sort_keys``."""
+    return json.dumps(_plain(obj), ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys,
+                      allow_nan=False)
+
+
+def _plain(obj: Any) -> Any:
+    if isinstance(obj, bool) or obj is None or isinstance(obj, (int, str)):
+        return obj
+    if isinstance(obj, Fraction):
+        return f"{obj.numerator}/{obj.denominator}"
+    if isinstance(obj, float):
+        raise TypeError(f"float {obj!r} in data: the release holds exact values only")
+    if isinstance(obj, dict):
+        for k in obj:
+            if not isinstance(k, str):
+                raise TypeError(f"non-string key {k!r} in data")
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    raise TypeError(f"cannot serialise {type(obj).__name__} in data")
+
+
+def encode_latent(latent: dict) -> str:
+    """Canonical JSON text of a latent state: sorted keys, fractions as ``"p/q"`` strings."""
+    return dumps_canonical(latent, sort_keys=True)
+
+
+def decode_latent(text: str) -> dict:
+    """Inverse of :func:`encode_latent`: ``"p/q"`` strings become ``Fraction``, arrays lists."""
+    return _revive(json.loads(text))
+
+
+def _revive(obj: Any) -> Any:
+    if isinstance(obj, str) and _FRACTION_RE.match(obj):
+        return Fraction(obj)
+    if isinstance(obj, dict):
+        return {k: _revive(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_revive(v) for v in obj]
+    if isinstance(obj, float):
+        raise TypeError("float in latent state")
+    return obj
+
+
+# ---------------------------------------------------------------- strict loading
+
+def _expect(value: Any, kind: type, name: str, where: Tuple[str, int]) -> Any:
+    ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+    if not ok:
+        raise DataError(f"expected {kind.__name__}, got {type(value).__name__}", where[0], where[1], name)
+    return value
+
+
+def _str_list(value: Any, name: str, where: Tuple[str, int]) -> List[str]:
+    _expect(value, list, name, where)
+    for i, item in enumerate(value):
+        _expect(item, str, f"{name}[{i}]", where)
+    return list(value)
+
+
+def _object(raw: Any, cls: type, name: str, where: Tuple[str, int]) -> dict:
+    _expect(raw, dict, name, where)
+    names = [f.name for f in fields(cls)]
+    missing = [n for n in names if n not in raw]
+    if missing:
+        raise DataError("missing", where[0], where[1], f"{name}.{missing[0]}" if name else missing[0])
+    extra = [k for k in raw if k not in names]
+    if extra:
+        raise DataError("unknown field", where[0], where[1], f"{name}.{extra[0]}" if name else extra[0])
+    return raw
+
+
+def instance_from_dict(raw: Any, path: str = "<memory>", line: int = 0) -> Instance:
+    """Build an :class:`Instance`, checking every field's presence and type."""
+    w = (path, line)
+    _object(raw, Instance, "", w)
+    for name in ("id", "family", "type", "seed_set", "generator_version", "latent"):
+        _expect(raw[name], str, name, w)
+    for name in ("difficulty", "level", "seed"):
+        _expect(raw[name], int, name, w)
+    if raw["type"] not in ("A", "B"):
+        raise DataError(f"type must be 'A' or 'B', got {raw['type']!r}", path, line, "type")
+    if raw["candidate_answers"] is not None:
+        _expect(raw["candidate_answers"], int, "candidate_answers", w)
+    v = _object(raw["view"], View, "view", w)
+    for name in ("context", "question", "domain"):
+        _expect(v[name], str, f"view.{name}", w)
+    view = View(v["context"], _str_list(v["facts"], "view.facts", w), v["question"], v["domain"])
+    hints = []
+    _expect(raw["hints"], list, "hints", w)
+    if not raw["hints"]:
+        raise DataError("an instance needs at least one canonical hint", path, line, "hints")
+    for i, h in enumerate(raw["hints"]):
+        _object(h, Hint, f"hints[{i}]", w)
+        for name in ("slot", "constraint", "value"):
+            _expect(h[name], str, f"hints[{i}].{name}", w)
+        hints.append(Hint(h["slot"], h["constraint"], h["value"]))
+    a = _object(raw["answer"], Answer, "answer", w)
+    _expect(a["type"], str, "answer.type", w)
+    _expect(a["value"], str, "answer.value", w)
+    if a["type"] not in ANSWER_TYPES:
+        raise DataError(f"unknown answer type {a['type']!r}", path, line, "answer.type")
+    try:
+        from_canonical(a["type"], a["value"])
+    except ValueError as err:
+        raise DataError(str(err), path, line, "answer.value") from None
+    answer = Answer(a["type"], a["value"], _str_list(a["components"], "answer.components", w))
+    try:
+        decode_latent(raw["latent"])
+    except (ValueError, TypeError) as err:
+        raise DataError(f"not canonical JSON: {err}", path, line, "latent") from None
+    return Instance(
+        id=raw["id"], family=raw["family"], type=raw["type"], difficulty=raw["difficulty"],
+        level=raw["level"], seed=raw["seed"], seed_set=raw["seed_set"],
+        generator_version=raw["generator_version"], view=view,
+        responder=_str_list(raw["responder"], "responder", w), hints=hints, answer=answer,
+        candidate_answers=raw["candidate_answers"], latent=raw["latent"],
+    )
+
+
+def loads_line(raw: bytes, path: str, number: int) -> Any:
+    """One JSON line, safely: bad UTF-8, bad JSON, nesting too deep (RecursionError) and
+    integers past Python's digit limit (ValueError) all become one :class:`DataError`
+    naming the file and line. Shared by every JSONL reader."""
+    try:
+        return json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+    except UnicodeDecodeError as err:
+        raise DataError(f"not valid JSON: {err}", path, number) from None
+    except RecursionError:
+        raise DataError("not valid JSON: nested too deeply", path, number) from None
+    except ValueError as err:   # JSONDecodeError, or an integer with too many digits
+        raise DataError(f"not valid JSON: {err}", path, number) from None
+
+
+def read_jsonl(path: "str | Path") -> Iterator[Instance]:
+    """Instances of a JSONL file, in order; a torn or invalid line raises :class:`DataError`."""
+    path = Path(path)
+    with path.open("rb") as fh:
+        data = fh.read()
+    if data and not data.endswith(b"\n"):
+        last = data.count(b"\n") + 1
+        raise DataError("last line is not newline-terminated (truncated file?)", str(path), last)
+    seen: dict = {}
+    for number, raw_line in enumerate(data.splitlines(), start=1):
+        obj = loads_line(raw_line, str(path), number)
+        inst = instance_from_dict(obj, str(path), number)
+        if inst.id in seen:
+            raise DataError(f"duplicate id {inst.id!r} (first on line {seen[inst.id]})", str(path), number, "id")
+        seen[inst.id] = number
+        yield inst

@@ -1,0 +1,165 @@
+"""The three validity checks of docs/benchmark.md §4, run on an instance record as stored.
+
+Each failure names the property: ``schema``, ``consistency``, ``global_uniqueness``,
+``local_underdetermination``, ``hint_sufficiency`` or ``chance_level`` (and, across the
+instances of a file set, ``duplicate``). The checks read the
+stored fields (fact lines, hints, answer), so a hand-edited record fails the property it
+breaks, not only a byte comparison.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import List, Optional, Set
+
+from mira_math.generators.family import Family, Rendered
+from mira_math.generators.schema import Instance, decode_latent, encode_latent
+from mira_math.verifiers.exact import canonical, equal, from_canonical
+
+PROPERTIES = (
+    "schema", "consistency", "global_uniqueness", "local_underdetermination",
+    "hint_sufficiency", "hint_completeness", "answer_denominator", "chance_level", "duplicate",
+)
+
+
+@dataclass(frozen=True)
+class Failure:
+    id: str
+    property: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.id}: {self.property}: {self.detail}"
+
+
+def _same_view(rendered: Rendered, inst: Instance) -> bool:
+    return rendered.facts == inst.view.facts
+
+
+def validate_instance(inst: Instance, family: Family) -> List[Failure]:
+    """All failed properties of ``inst`` (empty list: the instance is valid)."""
+    out: List[Failure] = []
+
+    def fail(prop: str, detail: str) -> None:
+        out.append(Failure(inst.id, prop, detail))
+
+    if inst.family != family.name or inst.type != family.type:
+        fail("schema", f"family/type {inst.family}/{inst.type} is not {family.name}/{family.type}")
+        return out
+    if inst.level != family.level(inst.difficulty) or inst.difficulty not in (1, 2, 3):
+        fail("schema", f"difficulty {inst.difficulty} with level {inst.level}")
+        return out
+    if inst.answer.type != family.answer_type:
+        fail("schema", f"answer type {inst.answer.type} is not {family.answer_type}")
+        return out
+    try:
+        latent = decode_latent(inst.latent)
+        if encode_latent(latent) != inst.latent:
+            fail("schema", "latent state is not in canonical form")
+        rendered = family.render(latent)
+        stored_answer = from_canonical(inst.answer.type, inst.answer.value)
+    except Exception as err:  # a corrupted latent state is a finding, not a crash
+        fail("schema", f"latent state cannot be read: {type(err).__name__}: {err}")
+        return out
+
+    # consistency: the record is the rendering of its latent state
+    if not _same_view(rendered, inst):
+        fail("consistency", "solver fact lines differ from the rendering of the latent state")
+    if (rendered.context, rendered.question, rendered.domain) != (
+            inst.view.context, inst.view.question, inst.view.domain):
+        fail("consistency", "context/question/domain differ from the rendering of the latent state")
+    if rendered.responder != inst.responder:
+        fail("consistency", "responder lines differ from the rendering of the latent state")
+    if rendered.hints != inst.hints:
+        fail("consistency", "hints differ from the rendering of the latent state")
+    if rendered.components != inst.answer.components:
+        fail("consistency", "answer component names differ")
+    for h in inst.hints:
+        if h.constraint not in inst.responder:
+            fail("consistency", f"hint line {h.constraint!r} is not one of the responder's lines")
+
+    # 1. global uniqueness: the complete state is well posed and has the stored answer
+    try:
+        problem = family.check(latent)
+        if problem:
+            fail("global_uniqueness", problem)
+        elif not equal(family.solve(latent), stored_answer):
+            fail("global_uniqueness",
+                 f"stored answer {inst.answer.value} but the state solves to "
+                 f"{canonical(family.answer_type, family.solve(latent))}")
+    except Exception as err:
+        fail("global_uniqueness", f"{type(err).__name__}: {err}")
+    biggest = max(_denominators(stored_answer), default=1)
+    if biggest > family.max_answer_denominator:
+        fail("answer_denominator", f"reduced denominator {biggest} exceeds "
+             f"{family.max_answer_denominator}")
+
+    # 2. local underdetermination: two completions of the stored view, different answers
+    try:
+        known = family.known(latent)
+        cands = family.candidates(known)
+        if cands is not None:
+            if not _same_view(rendered, inst):
+                fail("local_underdetermination",
+                     "the stored view is not the rendering of its latent state, so its "
+                     "completions cannot be enumerated")
+            elif len(cands) < 2:
+                fail("local_underdetermination", "the solver's view leaves only one possible answer")
+            elif not any(equal(c, stored_answer) for c in cands):
+                fail("local_underdetermination", "the stored answer is not among the view's candidates")
+            if inst.candidate_answers != len(cands):
+                fail("chance_level", f"stored {inst.candidate_answers} candidates, found {len(cands)}")
+        else:
+            if inst.candidate_answers is not None:
+                fail("chance_level", "candidate count stored for an infinite answer set")
+            alt = family.witness(latent)
+            if alt is None:
+                fail("local_underdetermination", "no second completion of the solver's view found")
+            else:
+                alt = decode_latent(encode_latent(alt))
+                if family.render(alt).facts != inst.view.facts or family.known(alt) != known:
+                    fail("local_underdetermination", "the witness does not reproduce the solver's view")
+                elif family.check(alt):
+                    fail("local_underdetermination", f"the witness is not valid: {family.check(alt)}")
+                elif equal(family.solve(alt), stored_answer):
+                    fail("local_underdetermination", "the witness has the same answer")
+    except Exception as err:
+        fail("local_underdetermination", f"{type(err).__name__}: {err}")
+
+    # 3. hint sufficiency: view + each stored canonical hint gives the stored answer
+    for h in inst.hints:
+        try:
+            full = decode_latent(encode_latent(family.complete(family.known(latent), h)))
+            if family.render(full).facts != inst.view.facts:
+                fail("hint_sufficiency", f"completion from {h.slot} changes the solver's view")
+            elif not equal(family.solve(full), stored_answer):
+                fail("hint_sufficiency", f"view + {h.slot} gives "
+                     f"{canonical(family.answer_type, family.solve(full))}, not {inst.answer.value}")
+        except Exception as err:
+            fail("hint_sufficiency", f"view + {h.slot}: {type(err).__name__}: {err}")
+
+    # completeness: the responder holds every slot whose value alone fixes the answer
+    try:
+        resolving = family.resolving_slots(latent)
+        if resolving is not None and sorted(h.slot for h in inst.hints) != sorted(resolving):
+            fail("hint_completeness", f"canonical hints {[h.slot for h in inst.hints]} are not "
+                 f"every single slot that fixes the answer {resolving}")
+    except Exception as err:
+        fail("hint_completeness", f"{type(err).__name__}: {err}")
+    return out
+
+
+def _denominators(value: object) -> List[int]:
+    if isinstance(value, Fraction):
+        return [value.denominator]
+    if isinstance(value, (list, tuple)):
+        return [d for v in value for d in _denominators(v)]
+    return [1]
+
+
+def failed_properties(inst: Instance, family: Optional[Family] = None) -> Set[str]:
+    """The names of the properties ``inst`` fails (empty: valid)."""
+    from mira_math.generators import registry
+
+    return {f.property for f in validate_instance(inst, family or registry.get(inst.family))}
