@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test venv browser bench bench-http clean real-models
+.PHONY: demo test venv browser lint wheel-smoke bench bench-http clean real-models
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,19 @@ browser:
 
 test: venv browser
 	$(BIN)/python -m pytest
+	$(MAKE) --no-print-directory wheel-smoke
+
+# ruff (pyflakes, pycodestyle errors, bugbear) and mypy over the package; configured in pyproject.toml
+lint: venv
+	$(BIN)/ruff check mira_math tests benchmarks scripts
+	$(BIN)/mypy
+
+# The wheel as a user gets it: built from this checkout, installed into a fresh venv, used from a
+# folder with its own eval/, generators/ and verifiers/ packages (scripts/wheel_smoke.py).
+wheel-smoke: venv
+	rm -rf build/wheel
+	$(BIN)/python -m pip wheel --quiet --no-deps --wheel-dir build/wheel .
+	$(BIN)/python scripts/wheel_smoke.py build/wheel/mira_math-*.whl
 
 bench: venv browser
 	$(BIN)/python benchmarks/bench_generation.py
