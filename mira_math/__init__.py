@@ -29,8 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from mira_math._version import __version__
-from mira_math.generators.card import (CARD_SOURCE, DEFAULT_CONFIG, _yaml, card_metadata, configs,
-                             features, render_readme)
+from mira_math.generators.card import DEFAULT_CONFIG, card_metadata, configs, features, render_readme
 from mira_math.generators.errors import MiraError
 from mira_math.generators.layout import DEFAULT_RELEASE, SPLIT
 from mira_math.generators.schema import Instance, decode_latent, encode_latent, instance_from_dict
@@ -52,7 +51,7 @@ def load(config: str = DEFAULT_CONFIG, split: str = SPLIT, revision: Optional[st
     from datasets import load_dataset  # optional dependency: pip install 'mira-math[hub]'
 
     if config not in configs():
-        raise ValueError(f"unknown config {config!r}{_did_you_mean(config, configs())}; "
+        raise ValueError(f"unknown config {config!r}{_did_you_mean(config, list(configs()))}; "
                          f"known: {', '.join(configs())}")
     if source is None:
         if not LOCAL_RELEASE.is_dir():

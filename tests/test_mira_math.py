@@ -10,6 +10,7 @@ import yaml
 
 import mira_math
 from mira_math.generators import registry
+from mira_math.generators.card import CARD_SOURCE, _yaml
 from mira_math.generators.release import read_release_info
 
 RELEASE = Path(__file__).resolve().parents[1] / "mira-math"
@@ -45,7 +46,7 @@ def test_card_yaml_parses_and_matches_the_release():
 
 def test_card_body_is_the_datasheet():
     text = (RELEASE / "README.md").read_text(encoding="utf-8")
-    assert text.endswith(mira_math.CARD_SOURCE.read_text(encoding="utf-8"))
+    assert text.endswith(CARD_SOURCE.read_text(encoding="utf-8"))
     for section in ("## Summary", "## Access", "## Composition", "## Fields", "## Generation procedure",
                     "## Labels, hints and verifiers", "## Interaction protocol", "## Metrics",
                     "## Quality controls", "## Intended uses", "## Out-of-scope uses", "## Limitations",
@@ -58,7 +59,7 @@ def test_card_body_is_the_datasheet():
 def test_yaml_emitter_round_trips_awkward_strings():
     value = {"a": ["x: y", "- z", "#hash", "quote \" and \\ backslash", "ünïcode ≡"],
              "b": [{"c": 1, "d": [True, {"e": "f"}]}], "g": [], "h": "1<n<10K"}
-    assert yaml.safe_load("\n".join(mira_math._yaml(value))) == value
+    assert yaml.safe_load("\n".join(_yaml(value))) == value
 
 
 @pytest.mark.parametrize("config", list(mira_math.configs()))

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from mira_math.generators import registry
-from mira_math.generators.release import DEFAULT_RELEASE
+from mira_math.generators.layout import DEFAULT_RELEASE
 
 
 def non_negative_int(text: str) -> int:
@@ -324,7 +324,8 @@ def add_commands(sub) -> None:
     p.add_argument("--tag", metavar="vX.Y.Z", help="tag the upload commit; an existing tag is refused")
     p.add_argument("--private", action="store_true", help="create the repo as private")
     p.add_argument("--dry-run", action="store_true", help="list files and the commit; upload nothing")
-    p.add_argument("--dir", type=Path, default=DEFAULT_RELEASE, help="release folder (default: the committed mira-math/ release)")
+    p.add_argument("--dir", type=Path, default=DEFAULT_RELEASE,
+                   help="release folder (default: the committed mira-math/ release)")
     p.set_defaults(func=cmd_publish)
 
     ir = sub.add_parser("import-reference",

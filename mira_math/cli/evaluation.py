@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from mira_math.generators.release import DEFAULT_RELEASE
+from mira_math.generators.layout import DEFAULT_RELEASE
 from mira_math.cli.data import did_you_mean, non_negative_int, positive_int, unknown_families
 
 SCRIPTED_SOLVERS = ("reference", "noask")

@@ -153,7 +153,7 @@ def build_split(seed_set: SeedSet = PUBLIC, per_type: Optional[Dict[str, int]] =
         family = registry.get(slot.family)
         cap = max(1, math.floor(family.max_answer_share * per_type[family.type]))
         inst = _fresh_instance(seed_set, slot, seen,
-                               lambda i: answers[(i.family, i.difficulty, i.answer.value)] < cap)
+                               lambda i, cap=cap: answers[(i.family, i.difficulty, i.answer.value)] < cap)
         answers[(inst.family, inst.difficulty, inst.answer.value)] += 1
         if slot.difficulty in difficulties:
             yield inst

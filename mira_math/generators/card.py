@@ -8,7 +8,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import typing
-from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
 from mira_math.generators import registry
@@ -49,7 +48,7 @@ def _feature(name: str, tp: Any) -> Dict[str, Any]:
     return {"name": name, "dtype": _DTYPES[tp]}
 
 
-def _struct(cls: type) -> List[Dict[str, Any]]:
+def _struct(cls: Any) -> List[Dict[str, Any]]:
     hints = typing.get_type_hints(cls)
     return [_feature(f.name, hints[f.name]) for f in dataclasses.fields(cls)]
 

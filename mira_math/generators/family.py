@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, ClassVar, Dict, List, Optional, Set, Tuple
+from typing import AbstractSet, Any, ClassVar, Dict, List, Optional, Tuple
 
 from mira_math.generators.schema import Hint
 from mira_math.verifiers.exact import AnswerType, Value
@@ -107,6 +107,6 @@ class Family:
         """
         return None
 
-    def candidates(self, known: Dict[str, Any]) -> Optional[Set[Value]]:
+    def candidates(self, known: Dict[str, Any]) -> Optional[AbstractSet[Value]]:
         """All answers the solver's view leaves possible over its stated domain, if finite."""
         return None

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import List, Sequence
+from typing import List, Sequence, Union
+
+Number = Union[int, Fraction]
 
 Matrix = List[List[Fraction]]
 
@@ -12,11 +14,11 @@ class Singular(ValueError):
     """The system has no unique solution."""
 
 
-def to_fractions(rows: Sequence[Sequence[object]]) -> Matrix:
-    return [[Fraction(x) for x in row] for row in rows]  # type: ignore[arg-type]
+def to_fractions(rows: Sequence[Sequence[Number]]) -> Matrix:
+    return [[Fraction(x) for x in row] for row in rows]
 
 
-def rank(rows: Sequence[Sequence[object]]) -> int:
+def rank(rows: Sequence[Sequence[Number]]) -> int:
     """Rank by exact Gaussian elimination."""
     m = to_fractions(rows)
     r = 0
@@ -36,12 +38,12 @@ def rank(rows: Sequence[Sequence[object]]) -> int:
     return r
 
 
-def solve(a: Sequence[Sequence[object]], b: Sequence[object]) -> List[Fraction]:
+def solve(a: Sequence[Sequence[Number]], b: Sequence[Number]) -> List[Fraction]:
     """The unique solution of the square system ``a x = b``; raises :class:`Singular`."""
     n = len(a)
     if any(len(row) != n for row in a) or len(b) != n:
         raise ValueError("solve needs a square system")
-    m = [row + [Fraction(v)] for row, v in zip(to_fractions(a), b)]  # type: ignore[arg-type]
+    m = [row + [Fraction(v)] for row, v in zip(to_fractions(a), b)]
     for c in range(n):
         pivot = next((i for i in range(c, n) if m[i][c] != 0), None)
         if pivot is None:
@@ -56,7 +58,7 @@ def solve(a: Sequence[Sequence[object]], b: Sequence[object]) -> List[Fraction]:
     return [m[i][n] for i in range(n)]
 
 
-def det(a: Sequence[Sequence[object]]) -> Fraction:
+def det(a: Sequence[Sequence[Number]]) -> Fraction:
     """Determinant by exact elimination."""
     m = to_fractions(a)
     n = len(m)
@@ -76,13 +78,13 @@ def det(a: Sequence[Sequence[object]]) -> Fraction:
     return result
 
 
-def matmul(a: Sequence[Sequence[object]], b: Sequence[Sequence[object]]) -> Matrix:
+def matmul(a: Sequence[Sequence[Number]], b: Sequence[Sequence[Number]]) -> Matrix:
     fa, fb = to_fractions(a), to_fractions(b)
     return [[sum((fa[i][k] * fb[k][j] for k in range(len(fb))), Fraction(0))
              for j in range(len(fb[0]))] for i in range(len(fa))]
 
 
-def stationary(p: Sequence[Sequence[object]]) -> List[Fraction]:
+def stationary(p: Sequence[Sequence[Number]]) -> List[Fraction]:
     """The unique stationary distribution π = πP of a row-stochastic matrix.
 
     Raises :class:`Singular` when it is not unique (the chain is not irreducible).

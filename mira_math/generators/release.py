@@ -24,7 +24,9 @@ from mira_math.generators import registry
 from mira_math.generators.errors import MiraError
 from mira_math.generators.build import GENERATOR_VERSION, build_split, instance_keys
 from mira_math.generators.card import render_readme
-from mira_math.generators.layout import DEFAULT_RELEASE, SPLIT, data_path
+from mira_math.generators.layout import DEFAULT_RELEASE as DEFAULT_RELEASE  # re-exported
+from mira_math.generators.layout import SPLIT as SPLIT  # re-exported
+from mira_math.generators.layout import data_path
 from mira_math.generators.schema import DataError, Instance, read_jsonl
 from mira_math.generators.seeds import PUBLIC, SeedSet
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import replace
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Any, Dict, Optional, Sequence, Tuple
 
 from mira_math.game.slots import line_slot, mentioned_slots
 from mira_math.generators import registry
@@ -117,7 +117,7 @@ def check_instance(conv: Converted) -> dict:
     slot = conv.hint.slot
     readable = (line_slot(inst.family, conv.hint.constraint) == slot
                 and mentioned_slots(inst.family, f"What is the value of {slot}?") == {slot})
-    out = {"id": inst.id, "family": inst.family, "difficulty": inst.difficulty,
+    out: Dict[str, Any] = {"id": inst.id, "family": inst.family, "difficulty": inst.difficulty,
            "answer": {"status": status, "theirs": theirs, "ours": ours},
            "hint": {"slot": slot, "line": conv.hint.constraint, "value": conv.hint.value,
                     "rules_responder_reads_it": readable},

@@ -16,7 +16,8 @@ from mira_math.generators import registry
 from mira_math.reference_import.check import EXPECTED, REAL, check_instance, summarise
 from mira_math.reference_import.instance import IMPORT_VERSION, Converted, convert_record
 from mira_math.reference_import.record import FormatError, read_source
-from mira_math.generators.release import CHECKSUMS, README, RELEASE_INFO, SPLIT, data_path, manifest
+from mira_math.generators.layout import SPLIT
+from mira_math.generators.release import CHECKSUMS, README, RELEASE_INFO, data_path, manifest
 
 SOURCE_REPOSITORY = "https://github.com/cedar-lau/mira-math"
 SOURCE_LICENSE = "code MIT, data CC BY 4.0"
@@ -166,7 +167,7 @@ def import_reference(path: Path, check: bool = False,
         report = {"source": source, "import_version": IMPORT_VERSION,
                   "properties": {"expected_for_imported_data": EXPECTED,
                                  "findings_about_the_source_data": list(REAL)},
-                  **summary, "not_converted": failures, "instances": checks}
+                  **(summary or {}), "not_converted": failures, "instances": checks}
         out[CHECK_REPORT] = (json.dumps(report, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
     out[README] = _readme(info, out, summary).encode("utf-8")
     out[CHECKSUMS] = manifest(out)

@@ -30,10 +30,8 @@ def their_answer(rec: Record, family: Family, components: Sequence[str]) -> Valu
                               f"components are {list(components)}")
         return tuple(_scalar(sol[c], rec.id) for c in components)
     if set(sol) == {"numerator", "denominator"}:
-        value: Value = Fraction(_scalar(sol["numerator"], rec.id), _scalar(sol["denominator"], rec.id))
-        if value.denominator == 1:
-            value = value.numerator
-        return value
+        ratio = Fraction(_scalar(sol["numerator"], rec.id), _scalar(sol["denominator"], rec.id))
+        return ratio.numerator if ratio.denominator == 1 else ratio
     if len(sol) == 1:
         return _scalar(next(iter(sol.values())), rec.id)
     raise FormatError(f"{rec.id}: cannot read global_solution {sol} as one {family.answer_type}")

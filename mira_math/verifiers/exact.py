@@ -32,8 +32,9 @@ def scalar_string(x: Scalar) -> str:
     raise TypeError(f"not an exact scalar: {x!r} ({type(x).__name__})")
 
 
-def canonical(answer_type: AnswerType, value: Value) -> str:
-    """The one string the release stores for ``value`` under ``answer_type``."""
+def canonical(answer_type: str, value: Value) -> str:
+    """The one string the release stores for ``value`` under ``answer_type`` (one of
+    :data:`ANSWER_TYPES`, checked here: records carry it as a plain string)."""
     if answer_type == "tuple":
         if not isinstance(value, (tuple, list)) or not value:
             raise TypeError(f"tuple answer needs a non-empty tuple, got {value!r}")
@@ -60,7 +61,7 @@ def _parse_scalar_string(text: str) -> Fraction:
     return Fraction(text)
 
 
-def from_canonical(answer_type: AnswerType, text: str) -> Value:
+def from_canonical(answer_type: str, text: str) -> Value:
     """Inverse of :func:`canonical`; strict, for data read back from the release."""
     if answer_type == "tuple":
         if not (text.startswith("(") and text.endswith(")")):
@@ -83,8 +84,8 @@ def _normalise(x: Fraction) -> Scalar:
 
 def equal(a: Value, b: Value) -> bool:
     """Value equality: ``2 == Fraction(4, 2)``, tuples componentwise."""
-    if isinstance(a, tuple) != isinstance(b, tuple):
-        return False
-    if isinstance(a, tuple):
+    if isinstance(a, tuple) and isinstance(b, tuple):
         return len(a) == len(b) and all(Fraction(x) == Fraction(y) for x, y in zip(a, b))
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return False
     return Fraction(a) == Fraction(b)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from pathlib import Path
 
 from mira_math.game.protocol import parse_action
 from mira_math.generators.schema import read_jsonl

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from fractions import Fraction
 from math import gcd, lcm
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
@@ -29,12 +29,12 @@ def _outputs(h: Sequence[int], x: Sequence[int]) -> List[int]:
     return [sum(h[j] * x[k - j] for j in range(len(h)) if k - j >= 0) for k in range(len(x))]
 
 
-def _deconvolve(h: Sequence[int], y: Sequence[object]) -> List[Fraction]:
+def _deconvolve(h: Sequence[int], y: Sequence[Union[int, Fraction]]) -> List[Fraction]:
     """Forward substitution: the system is lower triangular with h0 on the diagonal."""
     x: List[Fraction] = []
     for k, yk in enumerate(y):
         rest = sum((h[j] * x[k - j] for j in range(1, len(h)) if k - j >= 0), Fraction(0))
-        x.append((Fraction(yk) - rest) / h[0])  # type: ignore[arg-type]
+        x.append((Fraction(yk) - rest) / h[0])
     return x
 
 

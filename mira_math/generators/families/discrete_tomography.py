@@ -106,9 +106,9 @@ class DiscreteTomography(Family):
         if target not in _CELLS:
             return "the target cell lies outside the grid"
         grids = _consistent(*_sums(grid))
-        if not _ambiguous(grids, target):  # type: ignore[arg-type]
+        if not _ambiguous(grids, target):
             return "the row and column sums already fix the target cell"
-        if not _resolving(grid, target):  # type: ignore[arg-type]
+        if not _resolving(grid, target):
             return "no single cell's value fixes the target"
         return None
 

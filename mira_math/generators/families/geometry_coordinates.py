@@ -63,7 +63,7 @@ def _exact_distance(p: List[int], q: List[int]) -> Optional[int]:
 def _lattice_points(line: List[int], box: int) -> List[Tuple[int, int]]:
     """Integer points of a*x + b*y = c with |x|, |y| <= box, in increasing x then y."""
     a, b, c = line
-    out = []
+    out: List[Tuple[int, int]] = []
     for x in range(-box, box + 1):
         if b == 0:
             if a * x == c:

@@ -58,8 +58,9 @@ def _table(bound: int) -> Dict[Power, List[Signal]]:
     if bound not in _TABLES:
         table: Dict[Power, List[Signal]] = {}
         values = range(-bound, bound + 1)
-        for x in itertools.product(values, repeat=4):
-            if x[0] != 0:
+        for x0, x1, x2, x3 in itertools.product(values, repeat=4):
+            if x0 != 0:
+                x = (x0, x1, x2, x3)
                 table.setdefault(_power(x), []).append(x)  # product order: lists are sorted
         _TABLES[bound] = table
     return _TABLES[bound]

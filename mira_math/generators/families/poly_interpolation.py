@@ -48,9 +48,9 @@ def _interpolate(points: Sequence[Sequence[int]]) -> List[Fraction]:
     for level in range(1, len(xs)):
         for i in range(len(xs) - 1, level - 1, -1):
             dd[i] = (dd[i] - dd[i - 1]) / (xs[i] - xs[i - level])
-    poly = [dd[-1]]
+    poly: List[Fraction] = [dd[-1]]
     for i in range(len(xs) - 2, -1, -1):   # poly = poly·(x - xs[i]) + dd[i]
-        poly = [(poly[k - 1] if k else 0) - xs[i] * (poly[k] if k < len(poly) else 0)
+        poly = [(poly[k - 1] if k else Fraction(0)) - xs[i] * (poly[k] if k < len(poly) else 0)
                 for k in range(len(poly) + 1)]
         poly[0] += dd[i]
     return poly

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from mira_math.generators.linalg import rank
+from mira_math.generators.linalg import Number, rank
 
 if TYPE_CHECKING:  # pragma: no cover
     from mira_math.reference_import.record import Record
@@ -35,7 +35,7 @@ def as_fraction(c: dict) -> Fraction:
     return Fraction(c["num"], c["denom"])
 
 
-def determined(rows: Sequence[Sequence[object]], target: Sequence[object]) -> bool:
+def determined(rows: Sequence[Sequence[Number]], target: Sequence[Number]) -> bool:
     """Whether the linear functional ``target`` is fixed by the (consistent) linear system
     with coefficient rows ``rows``: it lies in their row space."""
     if not rows:

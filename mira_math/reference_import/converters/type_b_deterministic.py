@@ -32,7 +32,7 @@ def _tree_from_text(sentences: Sequence[str]) -> Any:
         if not m:
             raise FormatError(f"cannot read topology sentence {s!r}")
 
-        def part(name: str) -> Any:
+        def part(name: str, s: str = s) -> Any:
             if name in groups:
                 return groups.pop(name)
             if re.fullmatch(r"R\d+", name):

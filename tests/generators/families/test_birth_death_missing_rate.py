@@ -84,9 +84,9 @@ def test_missing_slot_and_target_vary():
     for d in (1, 2, 3):
         n = d + 2
         latents = [decode_latent(i.latent) for i in _instances(d, range(150))]
-        slots = {l["missing"] for l in latents}
+        slots = {lat["missing"] for lat in latents}
         assert {"lambda_0", f"lambda_{n - 2}", "mu_1", f"mu_{n - 1}"} <= slots
-        assert {l["target"] for l in latents} == set(range(n))
+        assert {lat["target"] for lat in latents} == set(range(n))
 
 
 def test_answer_depends_on_the_missing_rate():

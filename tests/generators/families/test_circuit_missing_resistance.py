@@ -97,7 +97,7 @@ def test_missing_resistor_varies_and_networks_mix_series_and_parallel():
     for d in (1, 2, 3):
         n = 2 * d + 1
         latents = [decode_latent(i.latent) for i in _instances(d, range(150))]
-        assert {l["missing"] for l in latents} == set(range(1, n + 1))
+        assert {lat["missing"] for lat in latents} == set(range(1, n + 1))
         for latent in latents:
             text = FAMILY.render(latent).facts[0]
             assert " + " in text and " || " in text

@@ -88,9 +88,9 @@ def test_missing_row_columns_and_target_vary():
     for d in (1, 2, 3):
         n = min(d + 1, 4)
         latents = [decode_latent(i.latent) for i in _instances(d, range(150))]
-        assert {l["row"] for l in latents} == set(range(n))
-        assert {l["target"] for l in latents} == set(range(n))
-        assert len({tuple(l["cols"]) for l in latents}) == n * (n - 1) // 2
+        assert {lat["row"] for lat in latents} == set(range(n))
+        assert {lat["target"] for lat in latents} == set(range(n))
+        assert len({tuple(lat["cols"]) for lat in latents}) == n * (n - 1) // 2
 
 
 def test_target_that_ignores_the_split_is_rejected():
