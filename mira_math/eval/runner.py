@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set
 
 from mira_math.eval.backends.base import Completion, FatalBackendError
+from mira_math.eval.backends.registry import capabilities_of
 from mira_math.eval.rundir import LOCK, MANIFEST, TRANSCRIPTS, RunDirError, read_manifest
 from mira_math.game.episode import Episode
 from mira_math.game.prompts import check_fewshot_disjoint, prompt_hash
@@ -781,7 +782,7 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
 
 def _is_api(responder: Any) -> bool:
     backend = getattr(responder, "backend", None)
-    return hasattr(responder, "arespond") and hasattr(backend, "acomplete")
+    return hasattr(responder, "arespond") and backend is not None and capabilities_of(backend).async_calls
 
 
 __all__ = ["InstanceStream", "RunConfig", "RunError", "RunResult", "RunStopped", "write_atomic", "Selection", "data_files", "load_data", "run",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import typing
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
@@ -16,6 +17,25 @@ from mira_math.generators.layout import CARD_SOURCE, SPLIT, data_path
 from mira_math.generators.schema import Instance
 
 DEFAULT_CONFIG = "all"
+# The card's load example and citation name the Hub repo this copy is published under; an
+# unpublished folder shows the placeholder, and ``mira-math publish --repo-id`` writes it in.
+REPO_PLACEHOLDER = "OWNER/NAME"
+_REPO_SLOTS = ('load_dataset("{}"', "huggingface.co/datasets/{}")
+_PUBLISHED_AS = re.compile(r'^ds = load_dataset\("([^"]+)"', re.MULTILINE)
+
+
+def fill_repo_id(text: str, repo_id: str, current: str = REPO_PLACEHOLDER) -> str:
+    """``text`` (the card or the README) with ``repo_id`` in its load example and citation,
+    where it had ``current`` (the placeholder, or the repo of an earlier publication)."""
+    for slot in _REPO_SLOTS:
+        text = text.replace(slot.format(current), slot.format(repo_id))
+    return text
+
+
+def published_repo_id(readme: str) -> Optional[str]:
+    """The repo id a README was filled in with by ``publish``; None for an unpublished one."""
+    found = _PUBLISHED_AS.search(readme)
+    return found.group(1) if found and found.group(1) != REPO_PLACEHOLDER else None
 
 
 def configs() -> Dict[str, List[str]]:
@@ -127,10 +147,12 @@ def _scalar(value: Any) -> str:
 
 
 def render_readme(info: dict, files: Dict[str, bytes], card: Optional[str] = None,
-                  summary: Optional[str] = None) -> str:
+                  summary: Optional[str] = None, repo_id: Optional[str] = None) -> str:
     """The release folder's README.md: generated front matter, a generated summary of this
-    folder (or ``summary``, e.g. an imported release's), then the datasheet ``dataset_card.md``."""
+    folder (or ``summary``, e.g. an imported release's), then the datasheet ``dataset_card.md``
+    (with ``repo_id`` in its load example once published)."""
     card = CARD_SOURCE.read_text(encoding="utf-8") if card is None else card
+    card = fill_repo_id(card, repo_id) if repo_id else card
     meta = "\n".join(_yaml(card_metadata(info, files)))
     if summary is not None:
         return f"---\n{meta}\n---\n\n{summary}{card}"
