@@ -1,7 +1,8 @@
 """Solvers, chosen by a spec string.
 
 ``KIND:MODEL`` for a backend of :mod:`mira_math.eval.backends.registry` (``vllm:MODEL``,
-``openai:MODEL[@URL]`` for any OpenAI-compatible server, ``transformers:PATH``), and two scripted ones: ``reference`` (asks for the canonical slot by
+``openai:MODEL[@URL]`` for any OpenAI-compatible server, ``transformers:PATH``), and two
+scripted ones: ``reference`` (asks for the canonical slot by
 its identifier, then answers with the family's exact solver applied to the offered line: an
 upper bound and an end-to-end check) and ``noask`` (answers 0 at once: a lower bound).
 """

@@ -80,7 +80,7 @@ def test_every_registered_backend_satisfies_the_protocol_its_capabilities_claim(
     for entry in BACKENDS.values():
         module, _, name = entry.target.partition(":")
         cls = getattr(importlib.import_module(module), name)   # backends import their engine lazily
-        assert callable(getattr(cls, "complete")) and callable(getattr(cls, "describe"))
+        assert callable(cls.complete) and callable(cls.describe)
         assert callable(getattr(cls, "acomplete", None)) == entry.capabilities.async_calls, entry.kind
         assert entry.extra and entry.modules and entry.spec.startswith(entry.kind + ":")
 

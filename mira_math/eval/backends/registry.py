@@ -62,7 +62,7 @@ def check_base_url(url: str) -> str:
     """``url`` if it is an http(s) URL with a host (and a numeric port, if any); else one line."""
     try:
         parts = urlsplit(url)
-        parts.port                       # raises ValueError for a port that is not a number
+        _ = parts.port                   # raises ValueError for a port that is not a number
     except ValueError as err:
         raise ValueError(f"malformed base URL {url!r}: {err}") from None
     if parts.scheme not in ("http", "https"):
