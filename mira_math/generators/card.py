@@ -147,12 +147,10 @@ def _scalar(value: Any) -> str:
 
 
 def render_readme(info: dict, files: Dict[str, bytes], card: Optional[str] = None,
-                  summary: Optional[str] = None, repo_id: Optional[str] = None) -> str:
+                  summary: Optional[str] = None) -> str:
     """The release folder's README.md: generated front matter, a generated summary of this
-    folder (or ``summary``, e.g. an imported release's), then the datasheet ``dataset_card.md``
-    (with ``repo_id`` in its load example once published)."""
+    folder (or ``summary``, e.g. an imported release's), then the datasheet ``dataset_card.md``."""
     card = CARD_SOURCE.read_text(encoding="utf-8") if card is None else card
-    card = fill_repo_id(card, repo_id) if repo_id else card
     meta = "\n".join(_yaml(card_metadata(info, files)))
     if summary is not None:
         return f"---\n{meta}\n---\n\n{summary}{card}"

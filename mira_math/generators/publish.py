@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from mira_math.generators.card import REPO_PLACEHOLDER, fill_repo_id, published_repo_id
 from mira_math.generators.errors import MiraError
-from mira_math.generators.release import CHECKSUMS, README, manifest, read_release_info, verify_release
+from mira_math.generators.release import read_release_info, verify_release, with_repo_id
 
 REPO_TYPE = "dataset"
 # The Hub's repo id rules (owner/name, letters, digits, "-", "_", "."), and a semantic-version tag.
@@ -79,22 +78,14 @@ def plan(folder: Path, repo_id: str, tag: Optional[str] = None, private: bool = 
 
 
 def staged_files(folder: Path, repo_id: str) -> Dict[str, bytes]:
-    """What is uploaded: the folder's files (hidden ones left out), with ``repo_id`` written
-    into the card's load example and citation, and ``CHECKSUMS.sha256`` listing that README.
-    ``verify`` accepts the result: it renders the card with the repo id the README names."""
+    """What is uploaded: the folder's files (hidden ones left out) as published under
+    ``repo_id`` (:func:`~mira_math.generators.release.with_repo_id`); ``verify`` accepts them."""
     files: Dict[str, bytes] = {}
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         rel = path.relative_to(folder).as_posix()
         if not any(part.startswith(".") for part in rel.split("/")):
             files[rel] = path.read_bytes()
-    if README in files:
-        text = files[README].decode("utf-8")
-        filled = fill_repo_id(text, repo_id, published_repo_id(text) or REPO_PLACEHOLDER)
-        if filled != text:
-            files[README] = filled.encode("utf-8")
-            if CHECKSUMS in files:
-                files[CHECKSUMS] = manifest(files)
-    return files
+    return with_repo_id(files, repo_id)
 
 
 def publish(folder: Path, the_plan: Plan, api: Any = None) -> str:

@@ -23,7 +23,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
 from mira_math.generators import registry
 from mira_math.generators.errors import MiraError
 from mira_math.generators.build import GENERATOR_VERSION, build_split, instance_keys
-from mira_math.generators.card import published_repo_id, render_readme
+from mira_math.generators.card import REPO_PLACEHOLDER, fill_repo_id, published_repo_id, render_readme
 from mira_math.generators.layout import DEFAULT_RELEASE, SPLIT, data_path
 from mira_math.generators.schema import DataError, Instance, read_jsonl
 from mira_math.generators.seeds import PUBLIC, SeedSet
@@ -113,16 +113,31 @@ def _split_keys(ref_text: str) -> frozenset:
 def render_release(seed_set: SeedSet, per_type: Dict[str, int], families: Sequence[str],
                    difficulties: Sequence[int] = (1, 2, 3),
                    progress: Optional[Callable[[], None]] = None,
-                   disjoint_from: Sequence[dict] = (), repo_id: Optional[str] = None) -> Dict[str, bytes]:
-    """Every file of the release folder (card and checksums included), in memory; ``repo_id``:
-    the Hub repo a published copy names in its card (``mira-math publish``)."""
+                   disjoint_from: Sequence[dict] = ()) -> Dict[str, bytes]:
+    """Every file of the release folder (card and checksums included), in memory."""
     split = build_split(seed_set, per_type, families, difficulties, excluded_keys(disjoint_from))
     files = group_lines(split, progress)
     info = release_info(seed_set, per_type, files, families, difficulties, disjoint_from)
     files[RELEASE_INFO] = (json.dumps(info, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    files[README] = render_readme(info, files, repo_id=repo_id).encode("utf-8")
+    files[README] = render_readme(info, files).encode("utf-8")
     files[CHECKSUMS] = manifest(files)
     return files
+
+
+def with_repo_id(files: Dict[str, bytes], repo_id: str) -> Dict[str, bytes]:
+    """A release's files as published under the Hub repo ``repo_id`` (``mira-math publish``):
+    the README's load example and citation name it, and ``CHECKSUMS.sha256`` lists that README.
+    A README already filled in with another repo id is refilled."""
+    if README not in files:
+        return dict(files)
+    text = files[README].decode("utf-8")
+    filled = fill_repo_id(text, repo_id, published_repo_id(text) or REPO_PLACEHOLDER)
+    if filled == text:
+        return dict(files)
+    out = {**files, README: filled.encode("utf-8")}
+    if CHECKSUMS in out:
+        out[CHECKSUMS] = manifest(out)
+    return out
 
 
 def manifest(files: Dict[str, bytes]) -> bytes:
@@ -232,10 +247,12 @@ def verify_release(folder: Path, progress: Optional[Callable[[], None]] = None) 
     if info.get("regenerable") is False:  # imported data: checksums and strict reading only
         return _verify_imported(folder, report)
     seed_set = SeedSet(info["seed_set"], info["master_seed"])
+    expected = render_release(seed_set, info["per_type"], info["families"], info["difficulties"],
+                              progress, info.get("disjoint_from", []))
     readme = folder / README      # a published copy names its repo in the card: the same release
     repo_id = published_repo_id(readme.read_text(encoding="utf-8", errors="replace")) if readme.is_file() else None
-    expected = render_release(seed_set, info["per_type"], info["families"], info["difficulties"],
-                              progress, info.get("disjoint_from", []), repo_id)
+    if repo_id:
+        expected = with_repo_id(expected, repo_id)
     for rel, data in sorted(expected.items()):
         path = folder / rel
         report.files_checked += 1
