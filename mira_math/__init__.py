@@ -31,6 +31,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 from mira_math._version import __version__
 from mira_math.generators.card import DEFAULT_CONFIG, card_metadata, configs, features, render_readme
 from mira_math.generators.errors import MiraError
+from mira_math.generators.extras import MissingExtra, require
 from mira_math.generators.layout import DEFAULT_RELEASE, SPLIT
 from mira_math.generators.schema import Instance, decode_latent, encode_latent, instance_from_dict
 
@@ -48,7 +49,8 @@ def load(config: str = DEFAULT_CONFIG, split: str = SPLIT, revision: Optional[st
     ``Fraction``) on access. ``source``: a release folder or a Hub repo id ``OWNER/NAME``;
     default: the ``mira-math/`` folder of this checkout. Other keyword arguments go to
     ``datasets.load_dataset`` (``cache_dir``, ...)."""
-    from datasets import load_dataset  # optional dependency: pip install 'mira-math[hub]'
+    require("mira_math.load", "hub", "datasets")   # one line naming the extra, not a bare ImportError
+    from datasets import load_dataset
 
     if config not in configs():
         raise ValueError(f"unknown config {config!r}{_did_you_mean(config, list(configs()))}; "
@@ -202,6 +204,6 @@ def run_episode(row: Row, chat: Callable[[List[Message]], str], regime: str = "z
     return asdict(ep.transcript)
 
 
-__all__ = ["__version__", "DEFAULT_CONFIG", "SPLIT", "RowError", "budget", "card_metadata", "configs",
+__all__ = ["__version__", "DEFAULT_CONFIG", "SPLIT", "MissingExtra", "RowError", "budget", "card_metadata", "configs",
            "extract_answer", "features", "initial_messages", "instance", "load", "render_readme",
            "respond", "run_episode", "score_answer", "verify"]

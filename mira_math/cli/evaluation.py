@@ -7,14 +7,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from mira_math.eval.backends.registry import BACKENDS, install_hint, kinds
 from mira_math.generators.layout import DEFAULT_RELEASE
 from mira_math.cli.data import did_you_mean, non_negative_int, positive_int, unknown_families
 
 SCRIPTED_SOLVERS = ("reference", "noask")
 DEFAULT_MAX_TOKENS = 4096
-BACKEND_KINDS = ("vllm", "openai", "transformers")
-INSTALL_HINTS = {"vllm": "pip install -e '.[vllm]'", "openai": "pip install -e '.[openai]'",
-                 "transformers": "pip install -e '.[transformers]'"}
+BACKEND_KINDS = kinds()
 
 
 def _positive_float(text: str) -> float:
@@ -153,7 +152,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         responder = make_responder(args.responder, solver, options)
     except ImportError as err:
         kind = args.solver.partition(":")[0]
-        hint = INSTALL_HINTS.get(kind)
+        hint = install_hint(kind)
         print(f"mira-math eval: {err}" + (f" (install it with: {hint})" if hint and hint not in str(err)
                                           else ""), file=sys.stderr)
         return 2
@@ -205,19 +204,16 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from mira_math.eval.report import report
+    from mira_math.eval.report import FIGURES_NEED, report
 
-    try:
-        import matplotlib  # noqa: F401  (checked before any folder is made)
-    except ImportError:
-        print("mira-math report: needs matplotlib (pip install matplotlib); nothing written", file=sys.stderr)
-        return 2
     if args.out.exists() and not args.out.is_dir():
         print(f"mira-math report: --out {args.out}: exists and is not a folder", file=sys.stderr)
         return 2
 
     written = report(args.run_dirs, args.out)
     print(f"wrote {written[0]} and {len(written) - 1} figures in {args.out}")
+    if len(written) == 1:
+        print(f"note: no figures drawn: {FIGURES_NEED}", file=sys.stderr)
     return 0
 
 
@@ -243,7 +239,7 @@ def add_commands(sub) -> None:
     """Add ``eval``, ``score``, ``report`` and ``audit`` to ``mira-math``'s subparsers ``sub``."""
     e = sub.add_parser("eval", help="run a solver against a responder on a split")
     e.add_argument("--solver", required=True, metavar="SPEC",
-                   help="reference | noask | vllm:MODEL | openai:MODEL[@URL] | transformers:PATH")
+                   help=" | ".join(("reference", "noask", *(b.spec for b in BACKENDS.values()))))
     e.add_argument("--responder", default="rules", metavar="SPEC", help="rules | llm:same | llm:KIND:MODEL")
     e.add_argument("--regime", choices=["zs", "4s"], default="zs", help="zero-shot or four-shot prompt")
     e.add_argument("--condition", choices=["standard", "oracle-hint"], default="standard",

@@ -15,10 +15,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from mira_math.eval.rundir import AUDIT_JSON
 from mira_math.eval.scoring import fixed, json_value, load_records
 from mira_math.generators.schema import Instance
 
-AUDIT_JSON = "audit.json"
 # logged / rules; "offer/other_offer": both offer, but different lines
 OUTCOMES = ("offer/offer", "offer/other_offer", "offer/decline", "decline/offer", "decline/decline")
 
@@ -104,8 +104,8 @@ def audit(run_dir: Path, decide: Optional[Decide] = None, write: bool = True) ->
 
         decide = rules_decide
     run_dir = Path(run_dir)
-    info, records = load_records(run_dir)
-    result = audit_records(records, decide, info.label)
+    loaded = load_records(run_dir)
+    result = audit_records(loaded.records, decide, loaded.info.label)
     if write:
         (run_dir / AUDIT_JSON).write_text(json.dumps(result.as_dict(), indent=2, ensure_ascii=False) + "\n",
                                           encoding="utf-8")

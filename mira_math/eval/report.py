@@ -28,8 +28,11 @@ from pathlib import Path
 from typing import Callable, List, Optional, Sequence
 
 from mira_math.eval.score_output import SUMMARY_HEADER, cached_scores, summary_row, trace_cell
-from mira_math.eval.scoring import (DEFINITIONS, GroupMetrics, RunScores, ScoringError, assign_labels, fixed,
+from mira_math.generators.extras import install_command, installed
+from mira_math.eval.scoring import (DEFINITIONS, GroupMetrics, RunScores, assign_labels, fixed,
                           group_runs, pair_regimes, pct, score_run, short_spec)
+
+FIGURES_NEED = f"figures need matplotlib ({install_command('report')})"
 
 REPORT = "report.md"
 DPI = 100
@@ -353,10 +356,12 @@ def delta_tables(scores: Sequence[RunScores]) -> List[str]:
     return out
 
 
-def render_markdown(scores: Sequence[RunScores]) -> str:
+def render_markdown(scores: Sequence[RunScores], figures: bool = True) -> str:
     fig = {f.file: f for f in FIGURES}
 
     def figure(name: str) -> str:
+        if not figures:
+            return f"Figure `{name}` not drawn: {FIGURES_NEED}."
         return f"![{fig[name].title}]({name})\n\nFigure file: `{name}`"
 
     o = lambda s: s.overall
@@ -427,19 +432,17 @@ def load_scores(run_dirs: Sequence[Path]) -> List[RunScores]:
 
 
 def report(run_dirs: Sequence[Path], out_dir: Path) -> List[Path]:
-    """Score (or reuse the scores of) ``run_dirs`` and write ``report.md`` and the figures."""
-    import importlib.util
-
-    if importlib.util.find_spec("matplotlib") is None:      # checked, not imported: scoring first
-        raise ScoringError("report needs matplotlib: pip install -e '.[report]'")
+    """Score (or reuse the scores of) ``run_dirs`` and write ``report.md`` and the figures;
+    without matplotlib the Markdown tables alone, saying what the figures need."""
+    drawn = installed("matplotlib")                         # checked, not imported: scoring first
     scores = load_scores(run_dirs)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for fig in FIGURES:
+    for fig in FIGURES if drawn else ():
         save_figure(fig, scores, out_dir / fig.file)
         written.append(out_dir / fig.file)
-    (out_dir / REPORT).write_text(render_markdown(scores), encoding="utf-8")
+    (out_dir / REPORT).write_text(render_markdown(scores, figures=drawn), encoding="utf-8")
     return [out_dir / REPORT] + written
 
 

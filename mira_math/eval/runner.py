@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set
 
 from mira_math.eval.backends.base import Completion, FatalBackendError
+from mira_math.eval.backends.registry import capabilities_of
+from mira_math.eval.rundir import LOCK, MANIFEST, TRANSCRIPTS, RunDirError, read_manifest
 from mira_math.game.episode import Episode
 from mira_math.game.prompts import check_fewshot_disjoint, prompt_hash
 from mira_math.game.protocol import PROTOCOL_VERSION
@@ -35,9 +37,6 @@ from mira_math.generators.errors import MiraError
 from mira_math.generators.atomic import atomic_output, write_atomic
 from mira_math.generators.schema import DataError, Instance, instance_from_dict, loads_line
 
-MANIFEST = "manifest.json"
-TRANSCRIPTS = "transcripts.jsonl"
-LOCK = ".lock"
 PROGRESS_EVERY_S = 30.0   # progress lines when stderr is not a terminal
 
 
@@ -495,12 +494,12 @@ class RunLock:
             self._fh.close()
 
 
-def _read_manifest(path: Path) -> Dict[str, Any]:
+def _read_manifest(out: Path) -> Dict[str, Any]:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as err:
-        raise RunError(f"{path}: not a readable run manifest ({err}); the run directory cannot "
-                       "be resumed safely: move it away or choose another --out") from None
+        return read_manifest(out)
+    except RunDirError as err:
+        raise RunError(f"{err}; the run directory cannot be resumed safely: move it away or "
+                       "choose another --out") from None
 
 
 def prepare_run_dir(out: Path, config: RunConfig, selection: Selection, models: Dict[str, Any],
@@ -514,7 +513,7 @@ def prepare_run_dir(out: Path, config: RunConfig, selection: Selection, models: 
         if not (resume or retry_errors):
             raise RunError(f"{out} already holds a run: pass --resume to continue it, or choose "
                            "another --out")
-        old = _read_manifest(path)
+        old = _read_manifest(out)
         if old.get("config_hash") != config.hash():
             diff = sorted(k for k in set(old.get("config", {})) | set(config.as_dict())
                           if old.get("config", {}).get(k) != config.as_dict().get(k))
@@ -783,16 +782,8 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
 
 def _is_api(responder: Any) -> bool:
     backend = getattr(responder, "backend", None)
-    return hasattr(responder, "arespond") and hasattr(backend, "acomplete")
-
-
-def finished_ids(out: Path) -> Set[str]:
-    path = out / TRANSCRIPTS
-    if not path.exists():
-        return set()
-    with path.open("rb") as fh:
-        return {json.loads(line)["id"] for line in fh if line.strip()}
+    return hasattr(responder, "arespond") and backend is not None and capabilities_of(backend).async_calls
 
 
 __all__ = ["InstanceStream", "RunConfig", "RunError", "RunResult", "RunStopped", "write_atomic", "Selection", "data_files", "load_data", "run",
-           "run_async", "run_batched", "finished_ids"]
+           "run_async", "run_batched"]

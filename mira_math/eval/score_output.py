@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from mira_math.generators.atomic import write_atomic
+from mira_math.eval.rundir import SCORES_CSV, SCORES_JSON
 from mira_math.eval.scoring import (DEFINITIONS, METRICS, SCORES_VERSION, GroupMetrics, GroupScore, RunInfo,
                           RunScores, content_fingerprint, fixed, json_value, pct)
 
-SCORES_JSON = "scores.json"
-SCORES_CSV = "scores.csv"
 PLACES = 4                        # decimals written for every ratio / mean
 
 

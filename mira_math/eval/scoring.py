@@ -28,11 +28,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
+from mira_math.eval.rundir import MANIFEST, TRANSCRIPTS, RunRecords, declared_shard as _declared_shard
+from mira_math.eval.rundir import read_manifest as _read_manifest
 from mira_math.generators.layout import RESOURCE_ROOT
 from mira_math.generators.errors import MiraError
 
-MANIFEST = "manifest.json"
-TRANSCRIPTS = "transcripts.jsonl"
 GROUP_KINDS = ("all", "type", "family", "difficulty", "difficulty_type")
 TRACE_CLASSES = ("no_canonical", "canonical_wrong", "correct")
 CI_LEVEL = (Fraction(1, 40), Fraction(39, 40))       # 2.5th and 97.5th percentiles
@@ -768,35 +768,6 @@ def assign_labels(runs: Sequence[RunInfo]) -> None:
 
 # ================================================================== loading run directories
 
-def _read_manifest(run_dir: Path) -> Dict[str, Any]:
-    path = run_dir / MANIFEST
-    if not path.is_file():
-        raise ScoringError(f"{path}: missing (is {run_dir} a run directory?)")
-    try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except (ValueError, RecursionError) as err:
-        raise ScoringError(f"{path}: not JSON ({str(err)[:80]})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
-        raise ScoringError(f"{path}: field 'config': missing or not an object")
-    for name in ("solver", "responder", "regime"):
-        if not isinstance(data["config"].get(name), str):
-            raise ScoringError(f"{path}: config has no {name!r}")
-    if not isinstance(data.get("run_hash"), str) or not data["run_hash"]:
-        raise ScoringError(f"{path}: no run_hash")
-    return data
-
-
-def _declared_shard(manifest: Mapping[str, Any], run_dir: Path) -> Optional[Tuple[int, int]]:
-    shard = (manifest["config"].get("selection") or {}).get("shard")
-    if shard is None:
-        return None
-    if (not isinstance(shard, list) or len(shard) != 2 or not all(type(x) is int for x in shard)
-            or not 0 <= shard[0] < shard[1]):
-        raise ScoringError(f"{run_dir / MANIFEST}: field 'config.selection.shard': expected [i, N], "
-                           f"got {_preview(shard)}")
-    return shard[0], shard[1]
-
-
 def selected_count(dataset: Dataset, selection: Mapping[str, Any], shard: Optional[Tuple[int, int]]) -> int:
     """How many instances the selection picks (families, ids, shard, then limit, as eval does)."""
     infos = dataset.infos
@@ -947,7 +918,7 @@ def content_fingerprint(info: RunInfo) -> str:
     return fingerprint_of(info, digest.hexdigest())
 
 
-def load_records(run_dir: Path) -> Tuple[RunInfo, List[Tuple[Dict[str, Any], Any]]]:
+def load_records(run_dir: Path) -> RunRecords:
     """One run directory's transcripts joined with their full instances (for the audit)."""
     from mira_math.generators.schema import DataError, read_jsonl
 
@@ -967,7 +938,7 @@ def load_records(run_dir: Path) -> Tuple[RunInfo, List[Tuple[Dict[str, Any], Any
         instance_stats(row, info_, where)                      # the same field checks as score
         records.append((row, full[info_.key]))
     assign_labels([info])
-    return info, records
+    return RunRecords(info, records)
 
 
 # ================================================================== scoring runs

@@ -1,7 +1,8 @@
 """Solvers, chosen by a spec string.
 
-``vllm:MODEL``, ``openai:MODEL`` or ``openai:MODEL@URL`` (any OpenAI-compatible server),
-``transformers:PATH``, and two scripted ones: ``reference`` (asks for the canonical slot by
+``KIND:MODEL`` for a backend of :mod:`mira_math.eval.backends.registry` (``vllm:MODEL``,
+``openai:MODEL[@URL]`` for any OpenAI-compatible server, ``transformers:PATH``), and two
+scripted ones: ``reference`` (asks for the canonical slot by
 its identifier, then answers with the family's exact solver applied to the offered line: an
 upper bound and an end-to-end check) and ``noask`` (answers 0 at once: a lower bound).
 """
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence
 
 from mira_math.eval.backends.base import ChatBackend, ChatRequest, Completion, GenParams
+from mira_math.eval.backends.registry import capabilities_of, make_backend
 from mira_math.game.messages import RUN_SEED, SolverCall, request_seed
 from mira_math.generators import registry
 from mira_math.generators.schema import Instance
@@ -32,7 +34,7 @@ class ModelSolver:
 
     @property
     def is_async(self) -> bool:
-        return hasattr(self.backend, "acomplete")
+        return capabilities_of(self.backend).async_calls
 
     def describe(self) -> Dict[str, Any]:
         return {"spec": self.name, "params": self.params.as_dict(), **self.backend.describe()}
@@ -86,37 +88,8 @@ class NoAskSolver:
         return {"spec": self.name}
 
 
-def _split_url(rest: str) -> tuple:
-    model, _, url = rest.partition("@")
-    return model, (url or None)
-
-
-def make_backend(spec: str, **options: Any) -> ChatBackend:
-    """``vllm:MODEL``, ``openai:MODEL[@URL]`` or ``transformers:PATH`` -> a chat backend."""
-    kind, _, rest = spec.partition(":")
-    if not rest:
-        raise ValueError(f"backend spec {spec!r} needs a model: KIND:MODEL")
-    if kind == "vllm":
-        from mira_math.eval.backends.vllm_backend import VLLMBackend
-
-        return VLLMBackend(rest, **{k: v for k, v in options.items() if k in (
-            "tensor_parallel_size", "max_model_len", "gpu_memory_utilization", "chat_template_kwargs")})
-    if kind == "openai":
-        from mira_math.eval.backends.openai_backend import OpenAIBackend
-
-        model, url = _split_url(rest)
-        return OpenAIBackend(model, base_url=url, **{k: v for k, v in options.items() if k in (
-            "concurrency", "timeout", "max_retries", "max_tokens_param", "sampling_params",
-            "response_format")})
-    if kind == "transformers":
-        from mira_math.eval.backends.transformers_backend import TransformersBackend
-
-        return TransformersBackend(rest)
-    raise ValueError(f"unknown backend kind {kind!r} in {spec!r}: use vllm, openai or transformers")
-
-
 def make_solver(spec: str, params: Optional[GenParams] = None, backend: Optional[ChatBackend] = None,
-                **options: Any):
+                **options: Any) -> Any:
     if spec == "reference":
         return ReferenceSolver()
     if spec == "noask":

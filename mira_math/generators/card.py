@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import typing
 from typing import Any, Dict, List, Optional, Union
 
@@ -15,6 +16,25 @@ from mira_math.generators.layout import CARD_SOURCE, SPLIT, data_path
 from mira_math.generators.schema import Instance
 
 DEFAULT_CONFIG = "all"
+# The card's load example and citation name the Hub repo this copy is published under; an
+# unpublished folder shows the placeholder, and ``mira-math publish --repo-id`` writes it in.
+REPO_PLACEHOLDER = "OWNER/NAME"
+_REPO_SLOTS = ('load_dataset("{}"', "huggingface.co/datasets/{}")
+_PUBLISHED_AS = re.compile(r'^ds = load_dataset\("([^"]+)"', re.MULTILINE)
+
+
+def fill_repo_id(text: str, repo_id: str, current: str = REPO_PLACEHOLDER) -> str:
+    """``text`` (the card or the README) with ``repo_id`` in its load example and citation,
+    where it had ``current`` (the placeholder, or the repo of an earlier publication)."""
+    for slot in _REPO_SLOTS:
+        text = text.replace(slot.format(current), slot.format(repo_id))
+    return text
+
+
+def published_repo_id(readme: str) -> Optional[str]:
+    """The repo id a README was filled in with by ``publish``; None for an unpublished one."""
+    found = _PUBLISHED_AS.search(readme)
+    return found.group(1) if found and found.group(1) != REPO_PLACEHOLDER else None
 
 
 def configs() -> Dict[str, List[str]]:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from mira_math.generators.errors import MiraError
-from mira_math.generators.release import read_release_info, verify_release
+from mira_math.generators.release import read_release_info, verify_release, with_repo_id
 
 REPO_TYPE = "dataset"
 # The Hub's repo id rules (owner/name, letters, digits, "-", "_", "."), and a semantic-version tag.
@@ -69,16 +70,22 @@ def plan(folder: Path, repo_id: str, tag: Optional[str] = None, private: bool = 
     if not report.ok:
         raise PublishError(f"{folder} fails verify; not publishing:\n" + "\n".join(report.problems))
     info = read_release_info(folder)
-    files = []
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        rel = path.relative_to(folder).as_posix()
-        if any(part.startswith(".") for part in rel.split("/")):
-            continue
-        data = path.read_bytes()
-        files.append((rel, len(data), hashlib.sha256(data).hexdigest()))
+    files = [(rel, len(data), hashlib.sha256(data).hexdigest())
+             for rel, data in staged_files(folder, repo_id).items()]
     message = (f"MIRA-Math {info['generator_version']}: seed set {info['seed_set']}, "
                f"{info['total']} instances")
     return Plan(repo_id, files, message, tag, private)
+
+
+def staged_files(folder: Path, repo_id: str) -> Dict[str, bytes]:
+    """What is uploaded: the folder's files (hidden ones left out) as published under
+    ``repo_id`` (:func:`~mira_math.generators.release.with_repo_id`); ``verify`` accepts them."""
+    files: Dict[str, bytes] = {}
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        rel = path.relative_to(folder).as_posix()
+        if not any(part.startswith(".") for part in rel.split("/")):
+            files[rel] = path.read_bytes()
+    return with_repo_id(files, repo_id)
 
 
 def publish(folder: Path, the_plan: Plan, api: Any = None) -> str:
@@ -91,13 +98,20 @@ def publish(folder: Path, the_plan: Plan, api: Any = None) -> str:
     if the_plan.tag and the_plan.tag in existing_tags(api, the_plan.repo_id):
         raise PublishError(f"{the_plan.repo_id} already has tag {the_plan.tag}: a published "
                            f"version is never replaced; bump the version")
+    staged = staged_files(folder, the_plan.repo_id)
+    if [(rel, len(data), hashlib.sha256(data).hexdigest()) for rel, data in staged.items()] != the_plan.files:
+        raise PublishError(f"{folder} changed since the plan was made; not publishing")
     api.create_repo(the_plan.repo_id, repo_type=REPO_TYPE, private=the_plan.private, exist_ok=True)
-    commit = api.upload_folder(
-        repo_id=the_plan.repo_id, folder_path=str(folder), repo_type=REPO_TYPE,
-        commit_message=the_plan.commit_message,
-        allow_patterns=[path for path, _, _ in the_plan.files],
-        delete_patterns=["data/**"],  # a family dropped from the folder leaves no stale file
-    )
+    with tempfile.TemporaryDirectory(prefix="mira-math-publish-") as tmp:
+        for rel, data in staged.items():
+            (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
+            (Path(tmp) / rel).write_bytes(data)
+        commit = api.upload_folder(
+            repo_id=the_plan.repo_id, folder_path=tmp, repo_type=REPO_TYPE,
+            commit_message=the_plan.commit_message,
+            allow_patterns=[path for path, _, _ in the_plan.files],
+            delete_patterns=["data/**"],  # a family dropped from the folder leaves no stale file
+        )
     if the_plan.tag:
         api.create_tag(the_plan.repo_id, tag=the_plan.tag, repo_type=REPO_TYPE,
                        revision=commit.oid)

@@ -23,7 +23,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
 from mira_math.generators import registry
 from mira_math.generators.errors import MiraError
 from mira_math.generators.build import GENERATOR_VERSION, build_split, instance_keys
-from mira_math.generators.card import render_readme
+from mira_math.generators.card import REPO_PLACEHOLDER, fill_repo_id, published_repo_id, render_readme
 from mira_math.generators.layout import DEFAULT_RELEASE as DEFAULT_RELEASE  # re-exported
 from mira_math.generators.layout import SPLIT as SPLIT  # re-exported
 from mira_math.generators.layout import data_path
@@ -124,6 +124,22 @@ def render_release(seed_set: SeedSet, per_type: Dict[str, int], families: Sequen
     files[README] = render_readme(info, files).encode("utf-8")
     files[CHECKSUMS] = manifest(files)
     return files
+
+
+def with_repo_id(files: Dict[str, bytes], repo_id: str) -> Dict[str, bytes]:
+    """A release's files as published under the Hub repo ``repo_id`` (``mira-math publish``):
+    the README's load example and citation name it, and ``CHECKSUMS.sha256`` lists that README.
+    A README already filled in with another repo id is refilled."""
+    if README not in files:
+        return dict(files)
+    text = files[README].decode("utf-8")
+    filled = fill_repo_id(text, repo_id, published_repo_id(text) or REPO_PLACEHOLDER)
+    if filled == text:
+        return dict(files)
+    out = {**files, README: filled.encode("utf-8")}
+    if CHECKSUMS in out:
+        out[CHECKSUMS] = manifest(out)
+    return out
 
 
 def manifest(files: Dict[str, bytes]) -> bytes:
@@ -235,6 +251,10 @@ def verify_release(folder: Path, progress: Optional[Callable[[], None]] = None) 
     seed_set = SeedSet(info["seed_set"], info["master_seed"])
     expected = render_release(seed_set, info["per_type"], info["families"], info["difficulties"],
                               progress, info.get("disjoint_from", []))
+    readme = folder / README      # a published copy names its repo in the card: the same release
+    repo_id = published_repo_id(readme.read_text(encoding="utf-8", errors="replace")) if readme.is_file() else None
+    if repo_id:
+        expected = with_repo_id(expected, repo_id)
     for rel, data in sorted(expected.items()):
         path = folder / rel
         report.files_checked += 1

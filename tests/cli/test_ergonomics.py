@@ -92,7 +92,7 @@ def test_missing_backend_gives_the_readme_install_hint(tmp_path, capsys, monkeyp
     monkeypatch.setattr(solvers, "make_backend", missing)
     assert main(["eval", "--solver", "openai:gpt-x", "--limit", "1",
                  "--out", str(tmp_path / "r")]) == 2
-    assert "pip install -e '.[openai]'" in capsys.readouterr().err
+    assert "pip install 'mira-math[openai]'" in capsys.readouterr().err
 
 
 def test_sample_is_seeded_spread_and_in_release_order(tmp_path):

@@ -405,23 +405,6 @@ def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path, monkeypatch, cap
     assert "eval: " in err and "/3 done," in err
 
 
-def test_report_without_matplotlib_is_one_line_and_makes_no_folder(tmp_path, monkeypatch, capsys):
-    import builtins
-    from mira_math.cli.main import main
-
-    real_import = builtins.__import__
-
-    def no_mpl(name, *a, **k):
-        if name.startswith("matplotlib"):
-            raise ImportError("No module named 'matplotlib'")
-        return real_import(name, *a, **k)
-
-    monkeypatch.setattr(builtins, "__import__", no_mpl)
-    code = main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "rep")])
-    assert code == 2 and "needs matplotlib" in capsys.readouterr().err
-    assert not (tmp_path / "rep").exists()
-
-
 def test_the_selection_streams_the_same_instances_as_the_files(tmp_path):
     """load_data keeps offsets, not instances: iterating, indexing and slicing read the lines
     again and give exactly what read_jsonl gives, in the same order."""

@@ -29,8 +29,11 @@ def test_plan_lists_every_file_with_size_and_sha256():
     paths = [p for p, _, _ in plan.files]
     assert "README.md" in paths and "CHECKSUMS.sha256" in paths and "release_info.json" in paths
     assert sum(p.startswith("data/") for p in paths) == 22
+    staged = publishing.staged_files(RELEASE, "owner/mira-math")
     for path, size, sha in plan.files:
-        data = (RELEASE / path).read_bytes()
+        data = staged[path]
+        if path not in ("README.md", "CHECKSUMS.sha256"):
+            assert data == (RELEASE / path).read_bytes()
         assert size == len(data) and sha == hashlib.sha256(data).hexdigest()
     assert "2310 instances" in plan.commit_message
 
@@ -42,7 +45,7 @@ def test_publish_creates_uploads_and_tags(api):
                                             exist_ok=True)
     kwargs = api.upload_folder.call_args.kwargs
     assert kwargs["repo_id"] == "owner/mira-math" and kwargs["repo_type"] == "dataset"
-    assert kwargs["folder_path"] == str(RELEASE)
+    assert kwargs["folder_path"] != str(RELEASE)        # a staged copy: the card names the repo
     assert sorted(kwargs["allow_patterns"]) == sorted(p for p, _, _ in plan.files)
     api.create_tag.assert_called_once_with("owner/mira-math", tag="v1.0.0", repo_type="dataset",
                                            revision="abc123")
@@ -109,3 +112,32 @@ def test_a_new_repo_has_no_tags(api):
     api.list_repo_refs.side_effect = RepositoryNotFoundError("404", response=mock.Mock())
     plan = publishing.plan(RELEASE, "owner/new-repo", tag="v1.0.0")
     assert publishing.publish(RELEASE, plan, api=api) == "abc123"
+
+
+def test_the_published_card_names_the_repo_and_still_verifies(tmp_path):
+    from mira_math.generators.release import verify_release
+
+    staged = publishing.staged_files(RELEASE, "someone/mira-math")
+    readme = staged["README.md"].decode("utf-8")
+    assert 'ds = load_dataset("someone/mira-math", "type_b"' in readme
+    assert "huggingface.co/datasets/someone/mira-math" in readme and '"OWNER/NAME"' not in readme
+    assert '"OWNER/NAME"' in (RELEASE / "README.md").read_text(encoding="utf-8")   # the checkout's copy
+    folder = tmp_path / "published"
+    for rel, data in staged.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_bytes(data)
+    assert verify_release(folder).ok                      # every data byte and the filled card
+    again = publishing.staged_files(folder, "other/name")["README.md"].decode("utf-8")
+    assert 'load_dataset("other/name"' in again and "someone/mira-math" not in again
+    (folder / "README.md").write_text(readme.replace("someone/mira-math", "someone/else", 1), encoding="utf-8")
+    assert not verify_release(folder).ok                  # a half-edited card is not the release
+
+
+def test_publish_refuses_a_folder_changed_after_the_plan(tmp_path, api):
+    copy = tmp_path / "release"
+    shutil.copytree(RELEASE, copy)
+    plan = publishing.plan(copy, "owner/mira-math")
+    (copy / "release_info.json").write_bytes((copy / "release_info.json").read_bytes() + b" ")
+    with pytest.raises(publishing.PublishError, match="changed since the plan"):
+        publishing.publish(copy, plan, api=api)
+    api.upload_folder.assert_not_called()

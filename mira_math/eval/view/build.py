@@ -21,7 +21,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from mira_math.eval.scoring import (InstanceInfo, RunInfo, assign_labels, group_runs, instance_stats, iter_transcripts,
+from mira_math.eval.rundir import RunRecords
+from mira_math.eval.scoring import (InstanceInfo, assign_labels, group_runs, instance_stats, iter_transcripts,
                           load_dataset, resolve_data_file)
 from mira_math.generators.errors import MiraError
 from mira_math.generators.schema import Instance, read_jsonl
@@ -34,20 +35,7 @@ _KEYWORD_RE = re.compile(r"(REQUEST|ANSWER)\s*(?:\*\*|__)?\s*[:：]", re.IGNOREC
 _OWN_FILES = re.compile(r"^(index|[ti]-\d{4,})\.js$")
 
 
-@dataclass
-class LoadedRun:
-    """A run (declared shards merged, as ``score`` groups them) with its transcripts joined to
-    the full instances they were run on, in transcript order."""
-
-    info: RunInfo
-    records: List[Tuple[Dict[str, Any], Instance]]
-
-    @property
-    def expected(self) -> int:
-        return self.info.expected
-
-
-def load_runs(run_dirs: Sequence[Path]) -> List[LoadedRun]:
+def load_runs(run_dirs: Sequence[Path]) -> List[RunRecords]:
     """Every transcript of every run, with its instance; the checks are scoring's own
     (manifest, dataset checksum, transcript fields), so the viewer shows what ``score`` scores."""
     infos = group_runs(run_dirs)
@@ -67,7 +55,7 @@ def load_runs(run_dirs: Sequence[Path]) -> List[LoadedRun]:
                 if key[0] not in info.seed_sets:
                     info.seed_sets.append(key[0])
         info.transcripts = len(records)
-        runs.append(LoadedRun(info, records))
+        runs.append(RunRecords(info, records))
     return runs
 
 
@@ -162,7 +150,7 @@ def _short(text: Any, limit: int = 48) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _run_doc(run: LoadedRun) -> Dict[str, Any]:
+def _run_doc(run: RunRecords) -> Dict[str, Any]:
     info = run.info
     models = (info.manifests[0].get("models") or {}) if info.manifests else {}
     return {"label": info.label, "solver": info.get("solver"), "responder": info.get("responder"),
@@ -183,7 +171,7 @@ class _Tables:
     transcripts: List[Dict[str, Any]]
 
 
-def _collect(runs: Sequence[LoadedRun]) -> _Tables:
+def _collect(runs: Sequence[RunRecords]) -> _Tables:
     inst_index: Dict[str, int] = {}            # canonical line -> position
     instances: List[Instance] = []
     entries: List[Tuple[int, int, Dict[str, Any], Instance]] = []

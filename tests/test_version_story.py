@@ -1,0 +1,32 @@
+"""One version story: the software's version, the release's, and every place that states them."""
+
+import re
+from pathlib import Path
+
+import yaml
+
+from mira_math._version import __version__
+from mira_math.generators.build import GENERATOR_VERSION
+from mira_math.generators.release import read_release_info
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_citation_names_the_software_and_release_versions_and_the_paper():
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert cff["cff-version"] == "1.2.0" and cff["version"] == __version__
+    (dataset,) = [r for r in cff["references"] if r["type"] == "dataset"]
+    assert dataset["version"] == GENERATOR_VERSION == read_release_info(ROOT / "mira-math")["generator_version"]
+    assert cff["preferred-citation"]["title"] == ("MIRA-Math: A Benchmark for Minimal Information "
+                                                  "Requesting and Mathematical Reasoning")
+
+
+def test_readme_and_card_state_the_current_versions():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    card = (ROOT / "dataset_card.md").read_text(encoding="utf-8")
+    assert f"--tag v{GENERATOR_VERSION}" in readme
+    assert f"mira-math {__version__}; release {GENERATOR_VERSION}" in readme
+    assert f"| `generator_version` | string | `{GENERATOR_VERSION}` |" in card
+    assert f"package {__version__}" in card and f"version {GENERATOR_VERSION}" in card
+    assert re.search(r'ds = load_dataset\("OWNER/NAME"', card)          # filled in by publish
+    assert "## Citation" in card
