@@ -16,8 +16,11 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from mira_math.generators.atomic import write_atomic
-from mira_math.eval.scoring import (DEFINITIONS, METRICS, SCORES_VERSION, GroupMetrics, GroupScore, RunInfo,
-                          RunScores, content_fingerprint, fixed, json_value, pct)
+from mira_math.eval.metrics import (DEFINITIONS, METRICS, GroupMetrics, num, pct, table_cells,
+                                    table_header)
+from mira_math.eval.metrics import _trace_cell as trace_cell
+from mira_math.eval.scoring import (SCORES_VERSION, GroupScore, RunInfo, RunScores, content_fingerprint, fixed,
+                                    json_value)
 
 SCORES_JSON = "scores.json"
 SCORES_CSV = "scores.csv"
@@ -105,7 +108,7 @@ def write_scores(scores: Sequence[RunScores]) -> List[Path]:
 
 def _metrics_from_exact(exact: Dict[str, Any]) -> GroupMetrics:
     values = {m: (Fraction(v) if isinstance(v, str) else v) for m, v in exact.items()}
-    return GroupMetrics(**{m: values[m] for m in METRICS})
+    return GroupMetrics(**{m: values.get(m) for m in METRICS})
 
 
 def cached_scores(info: RunInfo) -> Optional[RunScores]:
@@ -132,35 +135,18 @@ def cached_scores(info: RunInfo) -> Optional[RunScores]:
 
 # ------------------------------------------------------------------ the terminal table
 
-def num(value: Optional[Fraction], places: int = 2) -> str:
-    return "-" if value is None else fixed(value, places)
-
-
 def _table(header: List[str], rows: List[List[str]]) -> str:
     widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
     line = lambda r: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
     return "\n".join([line(header), "  ".join("-" * w for w in widths)] + [line(r) for r in rows])
 
 
-def trace_cell(m: GroupMetrics) -> str:
-    """no canonical / canonical wrong / correct shares, unreadable counts in brackets."""
-    return (f"{pct(m.trace_no_canonical)} ({m.trace_no_canonical_unreadable})/"
-            f"{pct(m.trace_canonical_wrong)} ({m.trace_canonical_wrong_unreadable})/{pct(m.trace_correct)}")
-
-
 def summary_row(m: GroupMetrics) -> List[str]:
-    ci = f"[{pct(m.accuracy_ci_low)}, {pct(m.accuracy_ci_high)}]" if m.accuracy is not None else ""
-    return [str(m.n), str(m.errored), pct(m.accuracy), ci, f"{pct(m.chance)} ({m.chance_n})",
-            f"{pct(m.hit_rate)} ({m.no_request})", pct(m.offer_rate), pct(m.first_request_success),
-            pct(m.first_request_offer), num(m.avg_requests), num(m.avg_declines), num(m.avg_hints),
-            num(m.requests_before_first_offer), num(m.avg_tokens, 1), str(m.format_errors),
-            f"{pct(m.unreadable)} ({m.unreadable_n})", f"{pct(m.fallback_share)} ({m.fallback_answers})",
-            trace_cell(m), str(m.noncanonical_offers)]
+    """A group's cells for every metric row with a column (:data:`eval.metrics.TABLE_ROWS`)."""
+    return table_cells(m)
 
 
-SUMMARY_HEADER = ["run", "n", "err", "acc%", "95% CI", "chance% (n)", "hit% (no req)", "offer%", "1st%",
-                  "1st-any%", "req", "decl", "hints", "req<offer", "tokens", "fmt", "unread% (n)",
-                  "fallback% (n)", "trace nc (unread)/cw (unread)/ok %", "noncanon"]
+SUMMARY_HEADER = ["run"] + table_header()
 
 
 def render_table(scores: Sequence[RunScores]) -> str:

@@ -17,6 +17,7 @@ machine, no floating point).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from math import comb, isqrt
 from typing import Optional, Sequence, Tuple
@@ -50,38 +51,68 @@ def wilson(successes: Fraction, n: Fraction, z: Fraction = Z95) -> Optional[Inte
     denom = 1 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = z / denom * sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    low = Fraction(0) if successes == 0 else _clamp(centre - half)
-    high = Fraction(1) if successes == n else _clamp(centre + half)
+    low = Fraction(0) if successes == 0 else _clamp(_outward(centre - half, -1))
+    high = Fraction(1) if successes == n else _clamp(_outward(centre + half, 1))
     return low, high
 
 
-def effective_size(clusters: Sequence[Tuple[int, int]]) -> Fraction:
+BOUND_PLACES = 12
+
+
+def _outward(x: Fraction, direction: int) -> Fraction:
+    """``x`` to :data:`BOUND_PLACES` decimals, rounded away from the estimate (short exact text)."""
+    scale = 10 ** BOUND_PLACES
+    q = x * scale
+    whole = q.numerator // q.denominator
+    return Fraction(whole if direction < 0 or whole == q else whole + 1, scale)
+
+
+@dataclass(frozen=True)
+class Moments:
+    """What a clustered proportion needs, as integer sums over clusters (correct c, samples m):
+    the number of clusters, sum c, sum m, sum c^2, sum c*m, sum m^2. Built while streaming."""
+
+    clusters: int = 0
+    c: int = 0
+    m: int = 0
+    cc: int = 0
+    cm: int = 0
+    mm: int = 0
+
+    @classmethod
+    def of(cls, clusters: Sequence[Tuple[int, int]]) -> "Moments":
+        pairs = [(c, m) for c, m in clusters if m]
+        return cls(len(pairs), sum(c for c, _ in pairs), sum(m for _, m in pairs),
+                   sum(c * c for c, _ in pairs), sum(c * m for c, m in pairs), sum(m * m for _, m in pairs))
+
+
+def effective_size(clusters: "Sequence[Tuple[int, int]] | Moments") -> Fraction:
     """The effective sample size of a proportion over clusters (correct, samples): the
     binomial variance over the clustered (ratio-estimator) variance, kept between the number of
     clusters and the number of samples. One sample per cluster gives exactly the count."""
-    clusters = [(c, m) for c, m in clusters if m]
-    total = sum(m for _, m in clusters)
-    if not clusters:
+    mo = clusters if isinstance(clusters, Moments) else Moments.of(clusters)
+    if not mo.m:
         return Fraction(0)
-    p = Fraction(sum(c for c, _ in clusters), total)
-    spread = sum((c - p * m) ** 2 for c, m in clusters)
-    low, high = Fraction(len(clusters)), Fraction(total)
+    p = Fraction(mo.c, mo.m)
+    spread = mo.cc - 2 * p * mo.cm + p * p * mo.mm        # sum over clusters of (c - p m)^2
+    low, high = Fraction(mo.clusters), Fraction(mo.m)
     if p in (0, 1):
         return low
     if spread == 0:                  # every cluster at the mean: all variation is within clusters
         return high
-    return min(high, max(low, p * (1 - p) * total * total / spread))
+    return min(high, max(low, p * (1 - p) * mo.m * mo.m / spread))
 
 
-def cluster_wilson(clusters: Sequence[Tuple[int, int]], z: Fraction = Z95) -> Optional[Interval]:
+def cluster_wilson(clusters: "Sequence[Tuple[int, int]] | Moments", z: Fraction = Z95) -> Optional[Interval]:
     """Wilson's interval of the pooled proportion over clusters (correct, samples), at the
     effective sample size (:func:`effective_size`); equals :func:`wilson` with one sample each."""
-    clusters = [(c, m) for c, m in clusters if m]
-    total = sum(m for _, m in clusters)
-    if not total:
+    mo = clusters if isinstance(clusters, Moments) else Moments.of(clusters)
+    if not mo.m:
         return None
-    p = Fraction(sum(c for c, _ in clusters), total)
-    n_eff = effective_size(clusters)
+    if mo.clusters == mo.m:                                # one sample per cluster
+        return wilson(mo.c, mo.m, z)
+    p = Fraction(mo.c, mo.m)
+    n_eff = effective_size(mo)
     return wilson(p * n_eff, n_eff, z)
 
 
@@ -141,5 +172,5 @@ def paired_mean_interval(differences: Sequence[Fraction], z: Fraction = Z95) -> 
     return max(Fraction(-1), mean - half), min(Fraction(1), mean + half)
 
 
-__all__ = ["Interval", "Z95", "cluster_wilson", "effective_size", "mcnemar_exact", "newcombe_paired",
+__all__ = ["Interval", "Moments", "Z95", "cluster_wilson", "effective_size", "mcnemar_exact", "newcombe_paired",
            "paired_mean_interval", "pass_at_k", "pass_hat_k", "sqrt", "wilson"]

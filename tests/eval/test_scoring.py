@@ -19,6 +19,7 @@ import pytest
 from mira_math.game.protocol import DECLINE_TEXT
 from mira_math.eval.runner import load_data
 from mira_math.eval.score_output import render_table, scores_csv, scores_document, write_scores
+from mira_math.eval.stats import wilson
 from mira_math.eval.scoring import (METRICS, ScoringError, binomial_quantiles, bootstrap_ci, fixed, score,
                           short_spec)
 from mira_math.game.transcript import ResponderTurn, SolverTurn, Transcript
@@ -282,11 +283,11 @@ def test_bootstrap_agrees_with_resampling_on_small_inputs():
         assert abs(low * n - ref_low) <= 1 and abs(high * n - ref_high) <= 1, (k, n)
 
 
-def test_bootstrap_interval_in_the_scores(zs_run):
+def test_wilson_interval_in_the_scores(zs_run):
     (s,) = score([zs_run])
     m = s.overall
-    low, high = exact_quantiles(3, 5)                                  # T1..T5: 3 of 5 correct
-    assert (m.accuracy_ci_low, m.accuracy_ci_high) == (Fraction(low, 5), Fraction(high, 5))
+    assert (m.accuracy_ci_low, m.accuracy_ci_high) == wilson(3, 5)      # T1..T5: 3 of 5 correct
+    assert round(float(m.accuracy_ci_low), 4) == 0.2307 and round(float(m.accuracy_ci_high), 4) == 0.8824
     assert m.accuracy_ci_low <= m.accuracy <= m.accuracy_ci_high
     assert bootstrap_ci(7, 7) == (1, 1) and bootstrap_ci(0, 0) is None and bootstrap_ci(0, 9) == (0, 0)
     big = bootstrap_ci(41_000, 100_000)                                # fast at scale, sane width
@@ -523,7 +524,7 @@ def test_files_are_byte_stable_and_long_format(zs_run, capsys):
     assert ["model-x | rules | zs", "difficulty_type", "2/B", "accuracy", ""] in rows
     doc = json.loads(first["scores.json"])
     assert doc["run"]["label"] == "model-x | rules | zs" and "errored" in doc["definitions"]
-    assert doc["scores_version"] == "2"
+    assert doc["scores_version"] == "3"
 
 
 def test_cli_reports_scoring_errors(tmp_path, capsys):
