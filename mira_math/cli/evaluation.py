@@ -7,10 +7,12 @@ import argparse
 import sys
 from pathlib import Path
 
+from mira_math.game.messages import RUN_SEED
 from mira_math.generators.release import DEFAULT_RELEASE
 from mira_math.cli.data import did_you_mean, non_negative_int, positive_int, unknown_families
 
-SCRIPTED_SOLVERS = ("reference", "noask")
+SCRIPTED_SOLVERS = ("reference", "noask", "sampler")
+SAMPLING_SOLVERS = ("sampler",)          # scripted, but seeded randomness at --temperature
 DEFAULT_MAX_TOKENS = 4096
 BACKEND_KINDS = ("vllm", "openai", "transformers")
 INSTALL_HINTS = {"vllm": "pip install -e '.[vllm]'", "openai": "pip install -e '.[openai]'",
@@ -40,7 +42,7 @@ def check_solver_spec(spec: str) -> None:
     if not sep:
         if spec not in SCRIPTED_SOLVERS:
             hint = did_you_mean(spec, SCRIPTED_SOLVERS)
-            raise ValueError(f"unknown solver {spec!r}{hint}: use reference, noask or KIND:MODEL "
+            raise ValueError(f"unknown solver {spec!r}{hint}: use reference, noask, sampler or KIND:MODEL "
                              f"with KIND one of {', '.join(BACKEND_KINDS)}")
     elif kind not in BACKEND_KINDS:
         raise ValueError(f"unknown backend kind {kind!r}{did_you_mean(kind, BACKEND_KINDS)} in "
@@ -143,7 +145,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
                   f"({', '.join(blind)}); it will decline there. Use --responder llm:... or "
                   f"--condition oracle-hint for them (docs/reference_import.md).", file=sys.stderr)
     params = GenParams(temperature=args.temperature, max_tokens=args.max_tokens)
-    scripted = args.solver in SCRIPTED_SOLVERS
+    scripted = args.solver in SCRIPTED_SOLVERS and args.solver not in SAMPLING_SOLVERS
+    refused = epochs_refusal(args, scripted)
+    if refused:
+        print(f"mira-math eval: {refused}", file=sys.stderr)
+        return 2
     if scripted and (args.temperature != 0.0 or args.max_tokens != DEFAULT_MAX_TOKENS):
         print(f"warning: --temperature and --max-tokens do not change the scripted solver "
               f"{args.solver!r}: this run is the same run (same run_hash) as one without them",
@@ -167,7 +173,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     config = RunConfig(
         solver=args.solver, responder=args.responder, regime=args.regime,
         condition=args.condition.replace("-", "_"), protocol=args.protocol,
-        solver_params={} if scripted else params.as_dict(),
+        solver_params={} if scripted else ({"temperature": args.temperature}
+                                           if args.solver in SAMPLING_SOLVERS else params.as_dict()),
+        run_seed=args.seed, epochs=args.epochs,
         responder_params={} if args.responder == "rules" else {"temperature": 0.0, "max_tokens": 256},
         selection={"families": args.families, "ids": args.ids, "limit": args.limit,
                    "shard": list(args.shard) if args.shard else None,
@@ -186,11 +194,35 @@ def cmd_eval(args: argparse.Namespace) -> int:
           f"correct, {result.errors} errors, "
           f"{result.calls.get('solver_requests', result.calls.get('solver_calls', 0))} solver calls, "
           f"{result.wall_s:.2f} s")
+    if result.responder_errors:
+        every = result.responder_errors == result.responder_turns
+        print(f"mira-math eval: {result.responder_errors} of {result.responder_turns} responder "
+              f"replies logged an error{' (every one: is the responder working?)' if every else ''}; "
+              f"see `mira-math audit {args.out}`", file=sys.stderr)
     if result.errors:
         print(f"mira-math eval: {result.errors} instance(s) ended in an error: rerun with "
               "--retry-errors", file=sys.stderr)
         return 3   # mira_math.cli.main.EXIT_INSTANCE_ERRORS
+    if result.responder_errors and result.responder_errors == result.responder_turns:
+        return 3   # every responder call failed: a run with errors
     return 0
+
+
+def epochs_refusal(args: argparse.Namespace, deterministic: bool) -> str:
+    """Why ``--epochs K > 1`` is refused for this solver ("" if it is not): a deterministic
+    scripted solver, or the sampler at temperature 0, gives K identical samples. A model at
+    temperature 0 is only warned (a server may still vary; docs/decisions.md)."""
+    if args.epochs <= 1:
+        return ""
+    if deterministic:
+        return (f"--epochs {args.epochs}: the scripted solver {args.solver!r} is deterministic, so "
+                "every epoch would be the same; use --solver sampler --temperature T (T > 0) or a model")
+    if args.temperature == 0.0:
+        if args.solver in SAMPLING_SOLVERS:
+            return f"--epochs {args.epochs}: the sampler at --temperature 0 is deterministic; give T > 0"
+        print(f"warning: --epochs {args.epochs} at --temperature 0: greedy decoding gives (nearly) "
+              "the same sample every epoch; pass@k and the spread will say little", file=sys.stderr)
+    return ""
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -243,7 +275,7 @@ def add_commands(sub) -> None:
     """Add ``eval``, ``score``, ``report`` and ``audit`` to ``mira-math``'s subparsers ``sub``."""
     e = sub.add_parser("eval", help="run a solver against a responder on a split")
     e.add_argument("--solver", required=True, metavar="SPEC",
-                   help="reference | noask | vllm:MODEL | openai:MODEL[@URL] | transformers:PATH")
+                   help="reference | noask | sampler | vllm:MODEL | openai:MODEL[@URL] | transformers:PATH")
     e.add_argument("--responder", default="rules", metavar="SPEC", help="rules | llm:same | llm:KIND:MODEL")
     e.add_argument("--regime", choices=["zs", "4s"], default="zs", help="zero-shot or four-shot prompt")
     e.add_argument("--condition", choices=["standard", "oracle-hint"], default="standard",
@@ -272,6 +304,12 @@ def add_commands(sub) -> None:
     e.add_argument("--resume", action="store_true", help="skip finished instances (same config only)")
     e.add_argument("--retry-errors", action="store_true", help="rerun only instances that errored")
     e.add_argument("--temperature", type=float, default=0.0, metavar="T", help="solver sampling temperature")
+    e.add_argument("--seed", type=int, default=RUN_SEED, metavar="S",
+                   help="run seed: every request's seed derives from it (and the epoch); two runs "
+                        "with other seeds are independent samples on a server that honours seeds")
+    e.add_argument("--epochs", type=positive_int, default=1, metavar="K",
+                   help="K independent samples per instance (seeds derived from --seed); score "
+                        "reports mean accuracy, pass@k, pass^k and the spread across epochs")
     e.add_argument("--max-tokens", type=positive_int, default=DEFAULT_MAX_TOKENS, metavar="N",
                    help="solver tokens per turn; reasoning models think before the action line "
                         "and a cut-off message counts as a request, so give them 8192 or more")
