@@ -236,6 +236,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0 if all(s.run.complete for s in scores) else 3
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    from mira_math.eval.compare import compare, render
+
+    print(render(compare(args.run_a, args.run_b)), end="")
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from mira_math.eval.report import report
 
@@ -348,6 +355,13 @@ def add_commands(sub) -> None:
     rp.add_argument("--out", type=Path, required=True, metavar="DIR",
                     help="folder for report.md and its figures")
     rp.set_defaults(func=cmd_report)
+
+    cp = sub.add_parser("compare", help="paired comparison of two runs on their shared instances: "
+                        "accuracy and first-request success, A - B with a 95%% interval and "
+                        "McNemar's exact p-value, overall, per type and per family")
+    cp.add_argument("run_a", type=Path, metavar="RUN_A", help="a run directory written by eval")
+    cp.add_argument("run_b", type=Path, metavar="RUN_B", help="another run directory")
+    cp.set_defaults(func=cmd_compare)
 
     au = sub.add_parser("audit", help="compare a run's responder decisions with the rules responder")
     au.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory written by eval")
