@@ -229,11 +229,27 @@ def cmd_score(args: argparse.Namespace) -> int:
     from mira_math.eval.score_output import render_table, write_scores
     from mira_math.eval.scoring import score
 
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        print(f"mira-math score: --out {args.out}: exists and is not a folder", file=sys.stderr)
+        return 2
     scores = score(args.run_dirs)
-    written = write_scores(scores)
-    print(render_table(scores), end="")
-    print("wrote " + ", ".join(str(p) for p in written))
+    written = write_scores(scores, args.out)
+    print(render_table(scores, prices_from(args)), end="")
+    if written:
+        print("wrote " + ", ".join(str(p) for p in written))
+    merged = [s.label for s in scores if len(s.run.dirs) > 1 and args.out is None]
+    if merged:
+        print(f"note: merged shards are not written into one shard's folder ({'; '.join(merged)}): "
+              "pass --out DIR to keep their scores", file=sys.stderr)
     return 0 if all(s.run.complete for s in scores) else 3
+
+
+def prices_from(args: argparse.Namespace):
+    """The ``--price-in/--price-out/--prices`` options as :class:`eval.results.Prices`."""
+    from mira_math.eval.results import Prices
+
+    return Prices.from_options(getattr(args, "price_in", None), getattr(args, "price_out", None),
+                               getattr(args, "prices", None))
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -255,8 +271,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"mira-math report: --out {args.out}: exists and is not a folder", file=sys.stderr)
         return 2
 
-    written = report(args.run_dirs, args.out)
-    print(f"wrote {written[0]} and {len(written) - 1} figures in {args.out}")
+    written = report(args.run_dirs, args.out, prices_from(args), args.name)
+    print(f"wrote {written[0]}, {written[1].name}, {written[2].name} and {len(written) - 3} figures "
+          f"in {args.out}")
     return 0
 
 
@@ -276,6 +293,26 @@ def cmd_view(args: argparse.Namespace) -> int:
     print(f"wrote {result.index_html} ({result.transcripts} transcripts of {result.runs} runs, "
           f"{result.instances} instances, {result.pages} data pages): open it in a browser")
     return 0
+
+
+def add_price_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--price-in", type=_non_negative_float, metavar="PRICE",
+                        help="solver prompt price per million tokens (with --price-out: a cost column)")
+    parser.add_argument("--price-out", type=_non_negative_float, metavar="PRICE",
+                        help="solver completion price per million tokens (reasoning included)")
+    parser.add_argument("--prices", type=Path, metavar="FILE",
+                        help='a JSON price table {"SOLVER SPEC": {"in": PRICE, "out": PRICE}} per '
+                             "million tokens; --price-in/--price-out cover the runs it does not name")
+
+
+def _non_negative_float(text: str) -> str:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return text
 
 
 def add_commands(sub) -> None:
@@ -347,6 +384,10 @@ def add_commands(sub) -> None:
                         "run's scores.json/.csv; exit 3 when a run is INCOMPLETE")
     sc.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR",
                     help="run directories written by eval (declared shards of one run are merged)")
+    sc.add_argument("--out", type=Path, metavar="DIR",
+                    help="write scores.json/.csv here (one run) or into DIR/<run folder> (several) "
+                         "instead of each run's folder; needed to keep the scores of merged shards")
+    add_price_options(sc)
     sc.set_defaults(func=cmd_score)
 
     rp = sub.add_parser("report", help="a Markdown report with figures of one or more runs")
@@ -354,6 +395,9 @@ def add_commands(sub) -> None:
                     help="run directories written by eval")
     rp.add_argument("--out", type=Path, required=True, metavar="DIR",
                     help="folder for report.md and its figures")
+    rp.add_argument("--name", action="append", metavar="NAME",
+                    help="display name of the next run in results.md/.tex (repeat, in run order)")
+    add_price_options(rp)
     rp.set_defaults(func=cmd_report)
 
     cp = sub.add_parser("compare", help="paired comparison of two runs on their shared instances: "

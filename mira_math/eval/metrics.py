@@ -33,6 +33,8 @@ C = {name: i for i, name in enumerate(COLUMNS)}
 def fixed(value: Fraction, places: int = 4) -> str:
     """Exact rounding (half to even) to ``places`` decimals, as text."""
     q = round(Fraction(value) * 10 ** places)
+    if places == 0:
+        return str(q)
     digits = str(abs(q)).rjust(places + 1, "0")
     return ("-" if q < 0 else "") + digits[:-places] + "." + digits[-places:]
 

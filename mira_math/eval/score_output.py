@@ -44,13 +44,15 @@ def _rel(path: Path, base: Path) -> str:
     return Path(os.path.relpath(path.resolve(), base.resolve())).as_posix()
 
 
-def run_section(r: RunInfo) -> Dict[str, Any]:
+def run_section(r: RunInfo, base: Optional[Path] = None) -> Dict[str, Any]:
     c = r.config
+    base = r.out_dir if base is None else base
     return {"label": r.label, "solver": c.get("solver"), "responder": c.get("responder"),
             "regime": r.regime, "condition": r.condition, "protocol": c.get("protocol", "paper"),
             "split": r.split, "decoding": r.decoding, "run_hash": r.run_hash,
             "shard_count": r.shard_count, "shards_present": sorted(r.shards_present),
-            "shards": [_rel(d, r.out_dir) for d in r.dirs],
+            "shards": [_rel(d, base) for d in r.dirs], "epochs": c.get("epochs", 1),
+            "run_seed": c.get("run_seed"),
             "config_hashes": [m.get("config_hash") for m in r.manifests],
             "dataset_files": (r.manifests[0].get("dataset") or {}).get("files"),
             "dataset_checksum": r.dataset_checksum,
@@ -58,10 +60,10 @@ def run_section(r: RunInfo) -> Dict[str, Any]:
             "status": r.status, "fingerprint": r.fingerprint}
 
 
-def scores_document(s: RunScores) -> Dict[str, Any]:
+def scores_document(s: RunScores, base: Optional[Path] = None) -> Dict[str, Any]:
     return {
         "scores_version": SCORES_VERSION,
-        "run": run_section(s.run),
+        "run": run_section(s.run, base),
         "notes": ["errored transcripts are counted in 'errored' and excluded from every other metric",
                   f"ratios and means are exact fractions rounded half-to-even to {PLACES} decimals; "
                   "'exact' holds them unrounded",
@@ -95,14 +97,35 @@ def scores_csv(s: RunScores) -> str:
     return buf.getvalue()
 
 
-def write_scores(scores: Sequence[RunScores]) -> List[Path]:
-    """Each run's files into its first directory, each written whole or not at all."""
+def destinations(scores: Sequence[RunScores], out: Optional[Path] = None) -> List[Optional[Path]]:
+    """Where each run's files go: ``out`` (one run) or ``out/<its first directory's name>``
+    (several; a clash gets a number), else the run's own directory. A run merged from several
+    shards is never written into one shard's folder: None (pass ``--out``)."""
+    if out is not None:
+        if len(scores) == 1:
+            return [Path(out)]
+        names: Dict[str, int] = {}
+        dests: List[Optional[Path]] = []
+        for s in scores:
+            name = s.run.out_dir.name
+            names[name] = names.get(name, 0) + 1
+            dests.append(Path(out) / (name if names[name] == 1 else f"{name}-{names[name]}"))
+        return dests
+    return [s.run.out_dir if len(s.run.dirs) == 1 else None for s in scores]
+
+
+def write_scores(scores: Sequence[RunScores], out: Optional[Path] = None) -> List[Path]:
+    """Each run's files into its destination (:func:`destinations`), each written whole or
+    not at all."""
     written = []
-    for s in scores:
-        out = s.run.out_dir
-        write_atomic(out / SCORES_CSV, scores_csv(s).encode("utf-8"))
-        write_atomic(out / SCORES_JSON, (json.dumps(scores_document(s), indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-        written += [out / SCORES_JSON, out / SCORES_CSV]
+    for s, dest in zip(scores, destinations(scores, out)):
+        if dest is None:
+            continue
+        dest.mkdir(parents=True, exist_ok=True)
+        write_atomic(dest / SCORES_CSV, scores_csv(s).encode("utf-8"))
+        doc = scores_document(s, dest)
+        write_atomic(dest / SCORES_JSON, (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+        written += [dest / SCORES_JSON, dest / SCORES_CSV]
     return written
 
 
@@ -149,12 +172,28 @@ def summary_row(m: GroupMetrics) -> List[str]:
 SUMMARY_HEADER = ["run"] + table_header()
 
 
-def render_table(scores: Sequence[RunScores]) -> str:
-    """Runs (with status), overall metrics, accuracy by type / difficulty / family, deltas."""
-    runs = [[s.label, s.run.split, s.run.decoding, str(s.run.transcripts), str(s.run.expected),
-             s.run.status] for s in scores]
-    parts = [_table(["run", "split", "decoding", "transcripts", "selected", "status"], runs),
-             _table(SUMMARY_HEADER, [[s.label] + summary_row(s.overall) for s in scores])]
+def usage_rows(scores: Sequence[RunScores], prices: Any = None) -> List[List[str]]:
+    """Per run: reported solver tokens (prompt + completion, reasoning), coverage, cost."""
+    from mira_math.eval.results import cost_cell, tokens_cell
+
+    return [[s.label, tokens_cell(s.overall),
+             "n/a" if s.overall.reasoning_tokens is None else str(s.overall.reasoning_tokens),
+             pct(s.overall.usage_coverage), cost_cell(s, prices)] for s in scores]
+
+
+USAGE_HEADER = ["run", "tokens used (prompt + completion)", "reasoning", "turns with usage %", "cost"]
+
+
+def render_table(scores: Sequence[RunScores], prices: Any = None) -> str:
+    """Runs (with status), overall metrics, accuracy by type / difficulty / family, deltas,
+    reported tokens and cost."""
+    runs = [[s.label, s.run.split, s.run.decoding, str(s.run.get("epochs", 1)), str(s.run.transcripts),
+             str(s.run.expected), s.run.status] for s in scores]
+    parts = [_table(["run", "split", "decoding", "epochs", "transcripts", "selected", "status"], runs),
+             _table(SUMMARY_HEADER, [[s.label] + summary_row(s.overall) for s in scores]),
+             "solver tokens as the backends reported them (n/a: none reported; 'tok est' above is "
+             "the words x 1.3 estimate), cost from --price-in/--price-out or --prices:\n"
+             + _table(USAGE_HEADER, usage_rows(scores, prices))]
     for kind in ("type", "difficulty", "family"):
         names = sorted({g.group for s in scores for g in s.groups if g.kind == kind})
         rows = []
@@ -180,5 +219,5 @@ def render_table(scores: Sequence[RunScores]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-__all__ = ["PLACES", "SCORES_CSV", "SCORES_JSON", "SUMMARY_HEADER", "cached_scores", "cell", "num",
+__all__ = ["USAGE_HEADER", "usage_rows", "destinations", "PLACES", "SCORES_CSV", "SCORES_JSON", "SUMMARY_HEADER", "cached_scores", "cell", "num",
            "render_table", "scores_csv", "scores_document", "summary_row", "trace_cell", "write_scores"]
