@@ -548,3 +548,60 @@ def test_scoring_does_not_import_its_output_module():
     code = "import sys, mira_math.eval.scoring; print('mira_math.eval.score_output' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+# ------------------------------------------------------------------ issue 23: usage, cost, --out
+
+def with_usage(turn, prompt, completion, reasoning=None):
+    usage = {"prompt_tokens": prompt, "completion_tokens": completion}
+    if reasoning is not None:
+        usage["reasoning_tokens"] = reasoning
+    turn.meta = {"usage": usage}
+    return turn
+
+
+def test_reported_usage_is_summed_and_priced(tmp_path, capsys):
+    from mira_math.eval.results import Prices, run_cost
+
+    ts = [transcript("bay-000000", [with_usage(answer("1/3"), 100, 20, 5)], False, 10.4),
+          transcript("bay-000020", [with_usage(ask("q?"), 120, 10), decline("q?"),
+                                    with_usage(answer("15/17"), 150, 30, 7)], True, 20.8)]
+    (s,) = score([write_run(tmp_path / "r", ts)])
+    m = s.overall
+    assert (m.prompt_tokens, m.completion_tokens, m.reasoning_tokens) == (370, 60, 12)
+    assert m.avg_tokens_used == Fraction(430, 2) and m.usage_coverage == 1
+    assert m.avg_tokens == Fraction("31.2") / 2                       # the estimate keeps its own name
+    prices = Prices.from_options("2", "10", None)
+    assert run_cost(s, prices) == Fraction(370 * 2 + 60 * 10, 10 ** 6)
+    assert main(["score", str(tmp_path / "r"), "--price-in", "2", "--price-out", "10"]) == 0
+    assert "0.0013" in capsys.readouterr().out                       # 1340 / 10^6, rounded
+    (none,) = score([write_run(tmp_path / "n", standard_transcripts())])
+    assert none.overall.prompt_tokens is None and none.overall.avg_tokens_used is None
+    assert run_cost(none, prices) is None                             # n/a, never an estimate
+    assert main(["score", str(tmp_path / "r"), "--price-in", "2"]) == 1
+    assert "--price-in and --price-out go together" in capsys.readouterr().err
+
+
+def test_price_table_file(tmp_path, capsys):
+    from mira_math.eval.results import Prices
+
+    table = tmp_path / "prices.json"
+    table.write_text(json.dumps({"model-x": {"in": 1.5, "out": 6}}))
+    (s,) = score([write_run(tmp_path / "r", standard_transcripts())])
+    assert Prices.from_options(None, None, table).for_run(s).prompt == Fraction(3, 2)
+    table.write_text(json.dumps({"model-x": {"in": "cheap", "out": 6}}))
+    assert main(["score", str(tmp_path / "r"), "--prices", str(table)]) == 1
+    assert "entry 'model-x': field 'in'" in capsys.readouterr().err
+
+
+def test_score_out_and_merged_shards_never_written_into_a_shard(tmp_path, capsys):
+    ts = standard_transcripts()
+    a = write_run(tmp_path / "s0", ts[0::2], shard=[0, 2], selected=3)
+    b = write_run(tmp_path / "s1", ts[1::2], shard=[1, 2], selected=3)
+    assert main(["score", str(a), str(b)]) == 0
+    assert not (a / "scores.json").exists() and not (b / "scores.json").exists()
+    assert "pass --out DIR" in capsys.readouterr().err
+    assert main(["score", str(a), str(b), "--out", str(tmp_path / "merged")]) == 0
+    doc = json.loads((tmp_path / "merged" / "scores.json").read_text())
+    assert doc["run"]["shards"] == ["../s0", "../s1"] and doc["run"]["transcripts"] == 6
+    assert not (a / "scores.json").exists()
