@@ -25,7 +25,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from mira_math.eval.compare import HEADER as COMPARE_HEADER, Comparison, compare_runs
 from mira_math.eval.compare import table_rows as compare_rows
@@ -143,7 +143,7 @@ def _bars(ax, categories: List[str], series: List[tuple], colours: Optional[List
     from matplotlib.lines import Line2D           # colours are the runs: the legend names the series
     from matplotlib.patches import Patch
 
-    handles = [Patch(facecolor="#999999", hatch=(hatches[i] if hatches else None), edgecolor="white",
+    handles: List[Any] = [Patch(facecolor="#999999", hatch=(hatches[i] if hatches else None), edgecolor="white",
                      label=name) for i, (name, *_) in enumerate(series)]
     if drawn:
         handles.append(Line2D([], [], color="black", linestyle="--", linewidth=1.4, label=CHANCE_LABEL))

@@ -153,8 +153,10 @@ def main_header(scores: Sequence[RunScores], prices: Optional[Prices]) -> List[s
 
 def by_rows(scores: Sequence[RunScores], kind: str, names: Optional[Sequence[str]] = None) -> List[List[str]]:
     labels = display_names(scores, names)
-    return [[label] + [_interval(s.group(kind, g), "accuracy") if s.group(kind, g) else "-"
-                       for g in _group_names(scores, kind)] for label, s in zip(labels, scores)]
+    def cell(m: Optional[GroupMetrics]) -> str:
+        return "-" if m is None else _interval(m, "accuracy")
+    return [[label] + [cell(s.group(kind, g)) for g in _group_names(scores, kind)]
+            for label, s in zip(labels, scores)]
 
 
 def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

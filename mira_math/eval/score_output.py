@@ -219,5 +219,6 @@ def render_table(scores: Sequence[RunScores], prices: Any = None) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-__all__ = ["USAGE_HEADER", "usage_rows", "destinations", "PLACES", "SCORES_CSV", "SCORES_JSON", "SUMMARY_HEADER", "cached_scores", "cell", "num",
+__all__ = ["USAGE_HEADER", "destinations", "usage_rows",
+           "PLACES", "SCORES_CSV", "SCORES_JSON", "SUMMARY_HEADER", "cached_scores", "cell", "num",
            "render_table", "scores_csv", "scores_document", "summary_row", "trace_cell", "write_scores"]

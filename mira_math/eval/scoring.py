@@ -23,13 +23,13 @@ import gc
 import hashlib
 import json
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from mira_math.eval.metrics import (C as _C, CLUSTER_PAIRS, COLUMNS as _COLUMNS, DEFINITIONS, METRICS,
-                                    GroupMetrics, Totals, compute, fixed, pct, share)
+                                    GroupMetrics, Totals, compute, fixed, pct)
 from mira_math.eval.stats import Moments
 from mira_math.generators.layout import RESOURCE_ROOT
 from mira_math.generators.errors import MiraError

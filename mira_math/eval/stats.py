@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from math import comb, isqrt
-from typing import Optional, Sequence, Tuple
+from typing import Optional, Sequence, Tuple, Union
 
 Interval = Tuple[Fraction, Fraction]
 
@@ -40,7 +40,7 @@ def _clamp(x: Fraction) -> Fraction:
     return min(Fraction(1), max(Fraction(0), x))
 
 
-def wilson(successes: Fraction, n: Fraction, z: Fraction = Z95) -> Optional[Interval]:
+def wilson(successes: Union[int, Fraction], n: Union[int, Fraction], z: Fraction = Z95) -> Optional[Interval]:
     """The Wilson score interval of ``successes``/``n`` (``n`` may be an effective, fractional
     size); None for n = 0. The bounds at 0 and n are exactly 0 and 1."""
     successes, n = Fraction(successes), Fraction(n)
@@ -149,8 +149,8 @@ def newcombe_paired(both: int, only_a: int, only_b: int, neither: int,
     if n == 0:
         return None
     pa, pb = Fraction(both + only_a, n), Fraction(both + only_b, n)
-    la, ua = wilson(both + only_a, n, z)  # type: ignore[misc]
-    lb, ub = wilson(both + only_b, n, z)  # type: ignore[misc]
+    la, ua = wilson(both + only_a, n, z) or (Fraction(0), Fraction(1))
+    lb, ub = wilson(both + only_b, n, z) or (Fraction(0), Fraction(1))
     margins = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
     phi = Fraction(0) if margins == 0 else \
         Fraction(both * neither - only_a * only_b) / sqrt(Fraction(margins))

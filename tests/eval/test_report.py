@@ -97,7 +97,8 @@ def test_same_inputs_give_the_same_files(runs, tmp_path):
     assert len(digests(tmp_path / "a")) == 3 + len(EXPECTED_FIGURES)
     report(runs[:1], tmp_path / "c")                                 # other inputs, other figures
     assert digests(tmp_path / "c")["fig_accuracy.png"] != digests(tmp_path / "a")["fig_accuracy.png"]
-    assert "No run is given in both regimes (no four-shot figure)." in (tmp_path / "c" / REPORT).read_text(encoding="utf-8")
+    text = (tmp_path / "c" / REPORT).read_text(encoding="utf-8")
+    assert "No run is given in both regimes (no four-shot figure)." in text
 
 
 def test_report_writes_nothing_into_the_run_dirs(runs, tmp_path):
@@ -155,4 +156,4 @@ def test_labels_wrap_between_parts_never_inside_a_token():
 
     label = "openai:stub@127.0.0.1:18080 | rules | zs"
     lines = wrap(label).split("\n")
-    assert "openai:stub@127.0.0.1:18080" in lines and all(" | " not in l or len(l) <= 22 for l in lines)
+    assert "openai:stub@127.0.0.1:18080" in lines and all(" | " not in ln or len(ln) <= 22 for ln in lines)
