@@ -68,7 +68,10 @@ def scores_document(s: RunScores, base: Optional[Path] = None) -> Dict[str, Any]
                   f"ratios and means are exact fractions rounded half-to-even to {PLACES} decimals; "
                   "'exact' holds them unrounded",
                   "canonical offers are checked against the instance's hint constraints",
-                  "instances are keyed by (seed set, id)"],
+                  "instances are keyed by (seed set, id); with several epochs, transcripts by "
+                  "(seed set, id, epoch)",
+                  "intervals: 95% Wilson, instances as the unit when a run has several epochs "
+                  "(docs/benchmark.md §7.1)"],
         "definitions": DEFINITIONS,
         "groups": [{"kind": g.kind, "group": g.group,
                     "metrics": {m: json_value(v) for m, v in g.metrics.as_dict().items()},
