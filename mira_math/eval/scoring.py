@@ -473,65 +473,63 @@ def stats_row(s: InstanceStats, scales: Scales) -> Tuple[int, ...]:
 
 
 class _Group:
-    """One group's transcripts as they stream in (an instance's epochs adjacent): column sums,
-    and per instance (the cluster) the moments of each proportion, its (correct, scored)
-    count and per-epoch (scored, correct)."""
+    """One group's transcript rows (shared between the groups of a transcript). Without
+    epochs the column sums are all that is needed; with epochs (``clustered``) the rows are
+    also summed per instance (the cluster): each proportion's moments, the (correct, scored)
+    counts for pass@k, and per-epoch (scored, correct)."""
 
-    __slots__ = ("sums", "count", "moments", "samples", "epochs", "_key", "_inst")
+    __slots__ = ("rows", "keys", "epochs", "clustered")
 
-    def __init__(self) -> None:
-        self.sums = [0] * len(_COLUMNS)
-        self.count = 0
-        self.moments = {pair: [0] * 6 for pair in CLUSTER_PAIRS}
-        self.samples: Dict[Tuple[int, int], int] = {}
-        self.epochs: Dict[int, Tuple[int, int]] = {}
-        self._key: Optional[Tuple[str, str]] = None
-        self._inst: List[int] = []
+    def __init__(self, clustered: bool) -> None:
+        self.rows: List[Tuple[int, ...]] = []
+        self.keys: List[Tuple[str, str]] = []
+        self.epochs: List[int] = []
+        self.clustered = clustered
 
-    def add(self, s: InstanceStats, row: Sequence[int]) -> None:
-        self.count += 1
-        if s.key != self._key:
-            self._flush()
-            self._key, self._inst = s.key, [0] * len(_COLUMNS)
-        inst, sums = self._inst, self.sums
-        for i, v in enumerate(row):
-            if v:
-                sums[i] += v
-                inst[i] += v
-        if not s.errored:
-            scored, correct = self.epochs.get(s.epoch, (0, 0))
-            self.epochs[s.epoch] = (scored + 1, correct + int(s.correct))
-
-    def _flush(self) -> None:
-        inst = self._inst
-        if not inst:
-            return
-        for (succ, trials), mo in self.moments.items():
-            c, m = inst[_C[succ]], inst[_C[trials]]
-            if m:
-                mo[0] += 1
-                mo[1] += c
-                mo[2] += m
-                mo[3] += c * c
-                mo[4] += c * m
-                mo[5] += m * m
-        cm = (inst[_C["correct"]], inst[_C["scored"]])
-        self.samples[cm] = self.samples.get(cm, 0) + 1
-        self._inst = []
+    def add(self, s: InstanceStats, row: Tuple[int, ...]) -> None:
+        self.rows.append(row)
+        if self.clustered:
+            self.keys.append(s.key)
+            self.epochs.append(s.epoch)
 
     def metrics(self, scales: Scales) -> GroupMetrics:
-        self._flush()
-        moments = {pair: Moments(*mo) for pair, mo in self.moments.items()}
-        return compute(Totals(self.sums, self.count, scales.tokens, scales.chance, scales.requests,
-                              moments, self.samples, self.epochs))
+        rows = self.rows
+        sums = [sum(col) for col in zip(*rows)] if rows else [0] * len(_COLUMNS)
+        scored, correct = _C["scored"], _C["correct"]
+        moments: Dict[Tuple[str, str], Moments] = {}
+        if not self.clustered:        # one transcript per instance: the sums say everything
+            n, c = sums[scored], sums[correct]
+            samples = {cm: k for cm, k in (((1, 1), c), ((0, 1), n - c)) if k}
+            epochs = {0: (n, c)} if n else {}
+        else:
+            per: Dict[Tuple[str, str], List[int]] = {}
+            epochs = {}
+            for key, epoch, row in zip(self.keys, self.epochs, rows):
+                acc = per.get(key)
+                if acc is None:
+                    per[key] = list(row)
+                else:
+                    for i, v in enumerate(row):
+                        if v:
+                            acc[i] += v
+                if row[scored]:
+                    done, right = epochs.get(epoch, (0, 0))
+                    epochs[epoch] = (done + 1, right + row[correct])
+            for succ, trials in CLUSTER_PAIRS:
+                i, j = _C[succ], _C[trials]
+                moments[(succ, trials)] = Moments.of([(inst[i], inst[j]) for inst in per.values()])
+            samples = {}
+            for inst in per.values():
+                cm = (inst[correct], inst[scored])
+                samples[cm] = samples.get(cm, 0) + 1
+        return compute(Totals(sums, len(rows), scales.tokens, scales.chance, scales.requests,
+                              moments, samples, epochs))
 
 
-def _by_instance(stats: Sequence[InstanceStats]) -> List[InstanceStats]:
-    """Each instance's epochs adjacent (first appearance order kept)."""
-    first: Dict[Tuple[str, str], int] = {}
-    for n, s in enumerate(stats):
-        first.setdefault(s.key, n)
-    return sorted(stats, key=lambda s: (first[s.key], s.epoch))
+def _clustered(stats: Sequence[InstanceStats]) -> bool:
+    """Whether any instance has several transcripts (epochs): intervals then take instances
+    as the unit."""
+    return any(s.epoch for s in stats)
 
 
 def metrics_from_totals(t: Sequence[int], count: int, scales: Scales) -> GroupMetrics:
@@ -542,8 +540,8 @@ def metrics_from_totals(t: Sequence[int], count: int, scales: Scales) -> GroupMe
 def group_metrics(stats: Sequence[InstanceStats]) -> GroupMetrics:
     """All metrics of one group; errored transcripts are counted and otherwise ignored."""
     scales = Scales.of(stats)
-    group = _Group()
-    for s in _by_instance(stats):
+    group = _Group(_clustered(stats))
+    for s in stats:
         group.add(s, stats_row(s, scales))
     return group.metrics(scales)
 
@@ -564,12 +562,13 @@ def grouped_metrics(stats: Sequence[InstanceStats]) -> List[GroupScore]:
     """Every group of :data:`GROUP_KINDS`, in that order, groups sorted by name."""
     scales = Scales.of(stats)
     members: Dict[Tuple[str, str], _Group] = {}
-    for s in _by_instance(stats):
+    clustered = _clustered(stats)
+    for s in stats:
         row = stats_row(s, scales)
         for key in group_names(s):
             group = members.get(key)
             if group is None:
-                group = members[key] = _Group()
+                group = members[key] = _Group(clustered)
             group.add(s, row)
     order = {k: i for i, k in enumerate(GROUP_KINDS)}
     keys = sorted(members, key=lambda k: (order[k[0]], k[1]))
