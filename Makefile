@@ -20,11 +20,13 @@ demo: venv
 	rm -rf build/runs build/report build/view
 	$(BIN)/mira-math eval --solver reference --responder rules --out build/runs/reference
 	$(BIN)/mira-math eval --solver noask --responder rules --out build/runs/noask
-	$(BIN)/mira-math score build/runs/reference build/runs/noask
+	$(BIN)/mira-math eval --solver sampler --temperature 0.7 --epochs 3 --seed 1 --responder rules --out build/runs/sampler
+	$(BIN)/mira-math score build/runs/reference build/runs/noask build/runs/sampler
+	$(BIN)/mira-math compare build/runs/sampler build/runs/noask
 	$(BIN)/mira-math audit build/runs/reference
-	$(BIN)/mira-math report build/runs/reference build/runs/noask --out build/report
+	$(BIN)/mira-math report build/runs/reference build/runs/noask build/runs/sampler --out build/report
 	$(BIN)/mira-math view build/runs/reference build/runs/noask --out build/view
-	@echo "report: build/report/report.md; transcripts: open build/view/index.html"
+	@echo "report: build/report/report.md (tables: build/report/results.md, results.tex); transcripts: open build/view/index.html"
 
 # The viewer's browser test drives the system's chromium (playwright never downloads a browser).
 # Installed with apt only where that needs no password (root, or sudo -n); elsewhere the browser

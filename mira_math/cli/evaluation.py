@@ -8,10 +8,12 @@ import sys
 from pathlib import Path
 
 from mira_math.eval.backends.registry import BACKENDS, install_hint, kinds
+from mira_math.game.messages import RUN_SEED
 from mira_math.generators.layout import DEFAULT_RELEASE
 from mira_math.cli.data import did_you_mean, non_negative_int, positive_int, unknown_families
 
-SCRIPTED_SOLVERS = ("reference", "noask")
+SCRIPTED_SOLVERS = ("reference", "noask", "sampler")
+SAMPLING_SOLVERS = ("sampler",)          # scripted, but seeded randomness at --temperature
 DEFAULT_MAX_TOKENS = 4096
 BACKEND_KINDS = kinds()
 
@@ -39,7 +41,7 @@ def check_solver_spec(spec: str) -> None:
     if not sep:
         if spec not in SCRIPTED_SOLVERS:
             hint = did_you_mean(spec, SCRIPTED_SOLVERS)
-            raise ValueError(f"unknown solver {spec!r}{hint}: use reference, noask or KIND:MODEL "
+            raise ValueError(f"unknown solver {spec!r}{hint}: use reference, noask, sampler or KIND:MODEL "
                              f"with KIND one of {', '.join(BACKEND_KINDS)}")
     elif kind not in BACKEND_KINDS:
         raise ValueError(f"unknown backend kind {kind!r}{did_you_mean(kind, BACKEND_KINDS)} in "
@@ -142,7 +144,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
                   f"({', '.join(blind)}); it will decline there. Use --responder llm:... or "
                   f"--condition oracle-hint for them (docs/reference_import.md).", file=sys.stderr)
     params = GenParams(temperature=args.temperature, max_tokens=args.max_tokens)
-    scripted = args.solver in SCRIPTED_SOLVERS
+    scripted = args.solver in SCRIPTED_SOLVERS and args.solver not in SAMPLING_SOLVERS
+    refused = epochs_refusal(args, scripted)
+    if refused:
+        print(f"mira-math eval: {refused}", file=sys.stderr)
+        return 2
     if scripted and (args.temperature != 0.0 or args.max_tokens != DEFAULT_MAX_TOKENS):
         print(f"warning: --temperature and --max-tokens do not change the scripted solver "
               f"{args.solver!r}: this run is the same run (same run_hash) as one without them",
@@ -166,7 +172,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     config = RunConfig(
         solver=args.solver, responder=args.responder, regime=args.regime,
         condition=args.condition.replace("-", "_"), protocol=args.protocol,
-        solver_params={} if scripted else params.as_dict(),
+        solver_params={} if scripted else ({"temperature": args.temperature}
+                                           if args.solver in SAMPLING_SOLVERS else params.as_dict()),
+        run_seed=args.seed, epochs=args.epochs,
         responder_params={} if args.responder == "rules" else {"temperature": 0.0, "max_tokens": 256},
         selection={"families": args.families, "ids": args.ids, "limit": args.limit,
                    "shard": list(args.shard) if args.shard else None,
@@ -185,22 +193,69 @@ def cmd_eval(args: argparse.Namespace) -> int:
           f"correct, {result.errors} errors, "
           f"{result.calls.get('solver_requests', result.calls.get('solver_calls', 0))} solver calls, "
           f"{result.wall_s:.2f} s")
+    if result.responder_errors:
+        every = result.responder_errors == result.responder_turns
+        print(f"mira-math eval: {result.responder_errors} of {result.responder_turns} responder "
+              f"replies logged an error{' (every one: is the responder working?)' if every else ''}; "
+              f"see `mira-math audit {args.out}`", file=sys.stderr)
     if result.errors:
         print(f"mira-math eval: {result.errors} instance(s) ended in an error: rerun with "
               "--retry-errors", file=sys.stderr)
         return 3   # mira_math.cli.main.EXIT_INSTANCE_ERRORS
+    if result.responder_errors and result.responder_errors == result.responder_turns:
+        return 3   # every responder call failed: a run with errors
     return 0
+
+
+def epochs_refusal(args: argparse.Namespace, deterministic: bool) -> str:
+    """Why ``--epochs K > 1`` is refused for this solver ("" if it is not): a deterministic
+    scripted solver, or the sampler at temperature 0, gives K identical samples. A model at
+    temperature 0 is only warned (a server may still vary; docs/decisions.md)."""
+    if args.epochs <= 1:
+        return ""
+    if deterministic:
+        return (f"--epochs {args.epochs}: the scripted solver {args.solver!r} is deterministic, so "
+                "every epoch would be the same; use --solver sampler --temperature T (T > 0) or a model")
+    if args.temperature == 0.0:
+        if args.solver in SAMPLING_SOLVERS:
+            return f"--epochs {args.epochs}: the sampler at --temperature 0 is deterministic; give T > 0"
+        print(f"warning: --epochs {args.epochs} at --temperature 0: greedy decoding gives (nearly) "
+              "the same sample every epoch; pass@k and the spread will say little", file=sys.stderr)
+    return ""
 
 
 def cmd_score(args: argparse.Namespace) -> int:
     from mira_math.eval.score_output import render_table, write_scores
     from mira_math.eval.scoring import score
 
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        print(f"mira-math score: --out {args.out}: exists and is not a folder", file=sys.stderr)
+        return 2
     scores = score(args.run_dirs)
-    written = write_scores(scores)
-    print(render_table(scores), end="")
-    print("wrote " + ", ".join(str(p) for p in written))
+    written = write_scores(scores, args.out)
+    print(render_table(scores, prices_from(args)), end="")
+    if written:
+        print("wrote " + ", ".join(str(p) for p in written))
+    merged = [s.label for s in scores if len(s.run.dirs) > 1 and args.out is None]
+    if merged:
+        print(f"note: merged shards are not written into one shard's folder ({'; '.join(merged)}): "
+              "pass --out DIR to keep their scores", file=sys.stderr)
     return 0 if all(s.run.complete for s in scores) else 3
+
+
+def prices_from(args: argparse.Namespace):
+    """The ``--price-in/--price-out/--prices`` options as :class:`eval.results.Prices`."""
+    from mira_math.eval.results import Prices
+
+    return Prices.from_options(getattr(args, "price_in", None), getattr(args, "price_out", None),
+                               getattr(args, "prices", None))
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from mira_math.eval.compare import compare, render
+
+    print(render(compare(args.run_a, args.run_b)), end="")
+    return 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -210,9 +265,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(f"mira-math report: --out {args.out}: exists and is not a folder", file=sys.stderr)
         return 2
 
-    written = report(args.run_dirs, args.out)
-    print(f"wrote {written[0]} and {len(written) - 1} figures in {args.out}")
-    if len(written) == 1:
+    written = report(args.run_dirs, args.out, prices_from(args), args.name)
+    figures = [p for p in written[3:]]
+    print(f"wrote {written[0]}, {written[1].name}, {written[2].name} and {len(figures)} figures "
+          f"in {args.out}")
+    if not figures:
         print(f"note: no figures drawn: {FIGURES_NEED}", file=sys.stderr)
     return 0
 
@@ -235,11 +292,31 @@ def cmd_view(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_price_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--price-in", type=_non_negative_float, metavar="PRICE",
+                        help="solver prompt price per million tokens (with --price-out: a cost column)")
+    parser.add_argument("--price-out", type=_non_negative_float, metavar="PRICE",
+                        help="solver completion price per million tokens (reasoning included)")
+    parser.add_argument("--prices", type=Path, metavar="FILE",
+                        help='a JSON price table {"SOLVER SPEC": {"in": PRICE, "out": PRICE}} per '
+                             "million tokens; --price-in/--price-out cover the runs it does not name")
+
+
+def _non_negative_float(text: str) -> str:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return text
+
+
 def add_commands(sub) -> None:
     """Add ``eval``, ``score``, ``report`` and ``audit`` to ``mira-math``'s subparsers ``sub``."""
     e = sub.add_parser("eval", help="run a solver against a responder on a split")
     e.add_argument("--solver", required=True, metavar="SPEC",
-                   help=" | ".join(("reference", "noask", *(b.spec for b in BACKENDS.values()))))
+                   help=" | ".join(("reference", "noask", "sampler", *(b.spec for b in BACKENDS.values()))))
     e.add_argument("--responder", default="rules", metavar="SPEC", help="rules | llm:same | llm:KIND:MODEL")
     e.add_argument("--regime", choices=["zs", "4s"], default="zs", help="zero-shot or four-shot prompt")
     e.add_argument("--condition", choices=["standard", "oracle-hint"], default="standard",
@@ -268,6 +345,12 @@ def add_commands(sub) -> None:
     e.add_argument("--resume", action="store_true", help="skip finished instances (same config only)")
     e.add_argument("--retry-errors", action="store_true", help="rerun only instances that errored")
     e.add_argument("--temperature", type=float, default=0.0, metavar="T", help="solver sampling temperature")
+    e.add_argument("--seed", type=int, default=RUN_SEED, metavar="S",
+                   help="run seed: every request's seed derives from it (and the epoch); two runs "
+                        "with other seeds are independent samples on a server that honours seeds")
+    e.add_argument("--epochs", type=positive_int, default=1, metavar="K",
+                   help="K independent samples per instance (seeds derived from --seed); score "
+                        "reports mean accuracy, pass@k, pass^k and the spread across epochs")
     e.add_argument("--max-tokens", type=positive_int, default=DEFAULT_MAX_TOKENS, metavar="N",
                    help="solver tokens per turn; reasoning models think before the action line "
                         "and a cut-off message counts as a request, so give them 8192 or more")
@@ -298,6 +381,10 @@ def add_commands(sub) -> None:
                         "run's scores.json/.csv; exit 3 when a run is INCOMPLETE")
     sc.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR",
                     help="run directories written by eval (declared shards of one run are merged)")
+    sc.add_argument("--out", type=Path, metavar="DIR",
+                    help="write scores.json/.csv here (one run) or into DIR/<run folder> (several) "
+                         "instead of each run's folder; needed to keep the scores of merged shards")
+    add_price_options(sc)
     sc.set_defaults(func=cmd_score)
 
     rp = sub.add_parser("report", help="a Markdown report with figures of one or more runs")
@@ -305,7 +392,17 @@ def add_commands(sub) -> None:
                     help="run directories written by eval")
     rp.add_argument("--out", type=Path, required=True, metavar="DIR",
                     help="folder for report.md and its figures")
+    rp.add_argument("--name", action="append", metavar="NAME",
+                    help="display name of the next run in results.md/.tex (repeat, in run order)")
+    add_price_options(rp)
     rp.set_defaults(func=cmd_report)
+
+    cp = sub.add_parser("compare", help="paired comparison of two runs on their shared instances: "
+                        "accuracy and first-request success, A - B with a 95%% interval and "
+                        "McNemar's exact p-value, overall, per type and per family")
+    cp.add_argument("run_a", type=Path, metavar="RUN_A", help="a run directory written by eval")
+    cp.add_argument("run_b", type=Path, metavar="RUN_B", help="another run directory")
+    cp.set_defaults(func=cmd_compare)
 
     au = sub.add_parser("audit", help="compare a run's responder decisions with the rules responder")
     au.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="a run directory written by eval")

@@ -16,7 +16,7 @@ atomic fact; the solver may request it from an information holder within a budge
 gives an exact answer.
 
 Data:        generate, validate, verify, check-disjoint, publish, import-reference
-Evaluation:  eval, score, report, audit
+Evaluation:  eval, score, compare, report, audit
 
 Quick start (from any directory):
   mira-math verify                                   # the committed release, byte for byte

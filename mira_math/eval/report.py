@@ -25,9 +25,13 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
-from mira_math.eval.score_output import SUMMARY_HEADER, cached_scores, summary_row, trace_cell
+from mira_math.eval.compare import HEADER as COMPARE_HEADER, Comparison, compare_runs
+from mira_math.eval.compare import table_rows as compare_rows
+from mira_math.eval.results import Prices, main_header, main_rows, write_results
+from mira_math.eval.score_output import (SUMMARY_HEADER, USAGE_HEADER, cached_scores, summary_row, trace_cell,
+                                         usage_rows)
 from mira_math.generators.extras import install_command, installed
 from mira_math.eval.scoring import (DEFINITIONS, GroupMetrics, RunScores, assign_labels, fixed,
                           group_runs, pair_regimes, pct, score_run, short_spec)
@@ -49,6 +53,7 @@ class Figure:
     title: str
     draw: Callable[..., None]
     size: Callable[[Sequence[RunScores]], tuple]
+    wanted: Callable[[Sequence[RunScores]], bool] = lambda scores: True   # False: not drawn
 
 
 def model_label(s: RunScores) -> str:
@@ -58,12 +63,26 @@ def model_label(s: RunScores) -> str:
 
 
 def wrap(label: str, width: int = 22) -> str:
-    return "\n".join(textwrap.wrap(label, width, break_long_words=True)) or label
+    """A label on lines of about ``width`` characters, broken only between its " | " parts and
+    at spaces: never inside a token (a model id, a host:port)."""
+    lines: List[str] = []
+    for part in label.split(" | "):
+        pieces = textwrap.wrap(part, width, break_long_words=False, break_on_hyphens=False) or [part]
+        if lines and len(lines[-1]) + 3 + len(pieces[0]) <= width:
+            lines[-1] += " | " + pieces.pop(0)
+        lines += pieces
+    return "\n".join(lines) or label
 
 
 def _pct_value(m: Optional[GroupMetrics], name: str = "accuracy") -> float:
     value = None if m is None else getattr(m, name)
     return float("nan") if value is None else float(fixed(value * 100, 2))
+
+
+def _chance(m: Optional[GroupMetrics]) -> float:
+    """The chance mark of a bar: a blind guess's expected accuracy over the bar's instances,
+    where any of them has a finite answer set (else no mark: nan)."""
+    return float("nan") if m is None or not m.chance_n else _pct_value(m, "chance_all")
 
 
 def _group_names(scores: Sequence[RunScores], kind: str) -> List[str]:
@@ -82,9 +101,15 @@ def _legend_below(ax, ncol: int) -> None:
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=max(1, ncol), frameon=False)
 
 
-def _bars(ax, categories: List[str], series: List[tuple]) -> None:
-    """Grouped bars in %: ``series`` = [(name, values, lows, highs, chances)]; each bar's chance
-    level (runs may cover other instances) is a dashed black mark across it (nan: none finite)."""
+CHANCE_LABEL = "chance: a blind guess's expected accuracy over the bar's instances"
+
+
+def _bars(ax, categories: List[str], series: List[tuple], colours: Optional[List[str]] = None,
+          hatches: Optional[List[Optional[str]]] = None) -> None:
+    """Grouped bars in %: ``series`` = [(name, values, lows, highs, chances)], each bar with its
+    value written above it (0 included) and its chance level (over exactly the instances the bar
+    covers) a dashed black mark across it. ``colours``: one per category (a run), else one per
+    series; ``hatches``: one per series."""
     import math
 
     import numpy as np
@@ -97,18 +122,36 @@ def _bars(ax, categories: List[str], series: List[tuple]) -> None:
         err = np.nan_to_num(np.array([[max(0.0, v - lo) for v, lo in zip(values, lows)],
                                       [max(0.0, hi - v) for v, hi in zip(values, highs)]]))
         pos = x + (i - (len(series) - 1) / 2) * width
-        ax.bar(pos, np.nan_to_num(values), width, label=name, yerr=err, capsize=3, color=f"C{i % 10}")
-        for p, v, c in zip(pos, values, chances):
+        colour = colours if colours is not None else f"C{i % 10}"
+        hatch = hatches[i] if hatches else None
+        ax.bar(pos, np.nan_to_num(values), width, label=name, yerr=err, capsize=3, color=colour,
+               hatch=hatch, edgecolor="white" if hatch else None)
+        for p, v, hi, c in zip(pos, values, highs, chances):
             if math.isnan(v):
                 ax.text(p, 1, "n/a", ha="center", va="bottom", fontsize=7, color="#666666", rotation=90)
-            elif not math.isnan(c):
+                continue
+            top = v if math.isnan(hi) else max(v, hi)
+            ax.text(p, min(top + 1.0, 101.0), f"{v:.1f}", ha="center", va="bottom", fontsize=7)
+            if not math.isnan(c):
                 ax.hlines(c, p - width / 2, p + width / 2, colors="black", linestyles="--", linewidth=1.4,
-                          label=None if drawn else "chance (blind guess, finite-answer instances)")
+                          label=None if drawn else CHANCE_LABEL)
                 drawn = True
     ax.set_xticks(x, [wrap(c) for c in categories], fontsize=8)
     _percent_axis(ax)
+    ax.set_ylim(0, 110)
     ax.set_ylabel("accuracy (%)")
-    _legend_below(ax, min(3, len(series) + drawn))
+    if colours is None:
+        _legend_below(ax, min(3, len(series) + drawn))
+        return
+    from matplotlib.lines import Line2D           # colours are the runs: the legend names the series
+    from matplotlib.patches import Patch
+
+    handles: List[Any] = [Patch(facecolor="#999999", hatch=(hatches[i] if hatches else None), edgecolor="white",
+                     label=name) for i, (name, *_) in enumerate(series)]
+    if drawn:
+        handles.append(Line2D([], [], color="black", linestyle="--", linewidth=1.4, label=CHANCE_LABEL))
+    ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.18),
+              ncol=min(3, len(handles)), frameon=False)
 
 
 def _accuracy_series(scores: Sequence[RunScores], kind: str, names: List[str]) -> List[tuple]:
@@ -116,12 +159,13 @@ def _accuracy_series(scores: Sequence[RunScores], kind: str, names: List[str]) -
     for s in scores:
         ms = [s.group(kind, n) for n in names]
         out.append((s.label, [_pct_value(m) for m in ms], [_pct_value(m, "accuracy_ci_low") for m in ms],
-                    [_pct_value(m, "accuracy_ci_high") for m in ms], [_pct_value(m, "chance") for m in ms]))
+                    [_pct_value(m, "accuracy_ci_high") for m in ms], [_chance(m) for m in ms]))
     return out
 
 
 def draw_accuracy(ax, scores: Sequence[RunScores]) -> None:
-    """Figure 2: one group of bars per model, one bar per regime, 95% CI whiskers."""
+    """Figure 2: one group of bars per model (its own colour), one bar per regime (four-shot
+    hatched), 95% Wilson whiskers."""
     models = list(dict.fromkeys(model_label(s) for s in scores))
     regimes = list(dict.fromkeys(s.run.regime for s in scores))
     names = {"zs": "zero-shot", "4s": "four-shot"}
@@ -131,9 +175,10 @@ def draw_accuracy(ax, scores: Sequence[RunScores]) -> None:
               for m in models]
         series.append((names.get(regime, regime), [_pct_value(m) for m in ms],
                        [_pct_value(m, "accuracy_ci_low") for m in ms], [_pct_value(m, "accuracy_ci_high") for m in ms],
-                       [_pct_value(m, "chance") for m in ms]))
-    _bars(ax, models, series)
-    ax.set_title("Accuracy (%) per model and regime, 95% CI")
+                       [_chance(m) for m in ms]))
+    _bars(ax, models, series, colours=[f"C{i % 10}" for i in range(len(models))],
+          hatches=[None if r == "zs" else "//" for r in regimes])
+    ax.set_title("Accuracy (%) per model and regime, 95% Wilson CI")
 
 
 def draw_by(kind: str, title: str) -> Callable[..., None]:
@@ -192,7 +237,7 @@ def draw_heatmap(ax, scores: Sequence[RunScores]) -> None:
                 ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, facecolor=MISSING_COLOUR, hatch="xx",
                                        edgecolor="#999999", linewidth=0))
             else:
-                ax.text(c, r, f"{grid[r, c]:.0f}", ha="center", va="center", fontsize=7,
+                ax.text(c, r, f"{grid[r, c]:.1f}", ha="center", va="center", fontsize=7,
                         color="white" if grid[r, c] < 60 else "black")
     ax.set_xticks(range(len(scores)), [wrap(s.label, 18) for s in scores], rotation=30, ha="right",
                   fontsize=8)
@@ -277,13 +322,14 @@ FIGURES = [
     Figure("fig_accuracy.png", "Accuracy per model and regime (the paper's Figure 2)", draw_accuracy,
            lambda sc: _bar_width(sc, len({model_label(s) for s in sc}))),
     Figure("fig_accuracy_by_type.png", "Accuracy by type (Figure 3)",
-           draw_by("type", "Accuracy (%) by type, 95% CI"), lambda sc: _bar_width(sc, 2)),
+           draw_by("type", "Accuracy (%) by type, 95% Wilson CI"), lambda sc: _bar_width(sc, 2)),
     Figure("fig_accuracy_by_difficulty.png", "Accuracy by difficulty (Figure 4)",
-           draw_by("difficulty", "Accuracy (%) by difficulty, 95% CI"), lambda sc: _bar_width(sc, 3)),
+           draw_by("difficulty", "Accuracy (%) by difficulty, 95% Wilson CI"), lambda sc: _bar_width(sc, 3)),
     Figure("fig_family_heatmap.png", "Family x run accuracy heatmap", draw_heatmap,
            lambda sc: (4.5 + 1.3 * len(sc), 2.2 + 0.32 * len(_group_names(sc, "family")))),
     Figure("fig_fewshot_deltas.png", "Four-shot minus zero-shot accuracy by family", draw_deltas,
-           lambda sc: (8.0, 2.0 + (0.3 * len(_group_names(sc, "family")) if _delta_pairs(sc) else 1.0))),
+           lambda sc: (8.0, 2.0 + (0.3 * len(_group_names(sc, "family")) if _delta_pairs(sc) else 1.0)),
+           lambda sc: bool(_delta_pairs(sc))),
     Figure("fig_request_quality.png", "Request quality (canonical vs any offer)", draw_requests,
            lambda sc: (max(8.0, 1.0 + 1.8 * len(sc)), 5.0)),
     Figure("fig_trace_decomposition.png", "Trace decomposition", draw_trace,
@@ -315,10 +361,12 @@ def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 
 def acc_cell(m: Optional[GroupMetrics]) -> str:
+    """Accuracy [95% Wilson CI] (n), and the blind-guess chance over the same n instances
+    (instances without a finite answer set count 0)."""
     if m is None or m.accuracy is None:
         return "not evaluated"
-    text = f"{pct(m.accuracy)} [{pct(m.accuracy_ci_low)}, {pct(m.accuracy_ci_high)}]"
-    return text + (f" (chance {pct(m.chance)}, n={m.chance_n})" if m.chance_n else "")
+    text = f"{pct(m.accuracy)} [{pct(m.accuracy_ci_low)}, {pct(m.accuracy_ci_high)}] (n={m.n})"
+    return text + (f" (chance {pct(m.chance_all)})" if m.chance_n else "")
 
 
 def accuracy_table(scores: Sequence[RunScores], kind: str) -> str:
@@ -356,12 +404,32 @@ def delta_tables(scores: Sequence[RunScores]) -> List[str]:
     return out
 
 
-def render_markdown(scores: Sequence[RunScores], figures: bool = True) -> str:
+def comparison_tables(comparisons: Sequence[Comparison]) -> List[str]:
+    out = []
+    for c in comparisons:
+        shared = c.rows[0].n if c.rows else 0
+        out.append(f"**A = {c.label_a}** vs **B = {c.label_b}**: {shared} shared instances "
+                   f"(only in A: {c.only_a}, only in B: {c.only_b})\n\n"
+                   + md_table(COMPARE_HEADER, compare_rows(c)))
+    return out
+
+
+def same_split_pairs(scores: Sequence[RunScores]) -> List[Tuple[RunScores, RunScores]]:
+    """Every pair of runs on the same split (dataset checksum and seed sets)."""
+    return [(a, b) for i, a in enumerate(scores) for b in scores[i + 1:]
+            if a.run.dataset_checksum == b.run.dataset_checksum and a.run.split == b.run.split]
+
+
+def render_markdown(scores: Sequence[RunScores], comparisons: Sequence[Comparison] = (),
+                    prices: Optional[Prices] = None, names: Optional[Sequence[str]] = None, figures: bool = True) -> str:
     fig = {f.file: f for f in FIGURES}
+    drawn = {f.file for f in FIGURES if f.wanted(scores)}
 
     def figure(name: str) -> str:
         if not figures:
             return f"Figure `{name}` not drawn: {FIGURES_NEED}."
+        if name not in drawn:
+            return ""
         return f"![{fig[name].title}]({name})\n\nFigure file: `{name}`"
 
     o = lambda s: s.overall
@@ -375,11 +443,25 @@ def render_markdown(scores: Sequence[RunScores], figures: bool = True) -> str:
     parts = [
         "# MIRA-Math evaluation report",
         "Computed from transcripts and the dataset alone (no model calls). Percentages; accuracy "
-        "is followed by its 95% bootstrap CI and, where the solver's view leaves finitely many "
-        "answers, the chance level of a blind guess (over the n instances where it is finite). "
-        "Errored transcripts are counted in `err` and excluded from every other metric.",
+        "is followed by its 95% Wilson interval (instances as the unit when a run has several "
+        "epochs; docs/benchmark.md §7), its n and, where some instances leave finitely many "
+        "answers, a blind guess's expected accuracy over the same n instances. Errored "
+        "transcripts are counted in `err` and excluded from every other metric.",
         "## Runs", run_table(scores),
+        "## Results table",
+        "The table of `results.md` (and `results.tex`, for LaTeX with booktabs):",
+        md_table(main_header(scores, prices), main_rows(scores, prices, names)),
+        "## Tokens and cost",
+        "Solver tokens as the backends reported them (turn meta usage; n/a: none reported). The "
+        "paper's words x 1.3 estimate stays in `tok est`.",
+        md_table(USAGE_HEADER, usage_rows(scores, prices)),
+        "## Paired comparisons",
+        "Every pair of runs on the same split, over their shared instances: A - B with Newcombe's "
+        "paired interval (one epoch each; else the normal interval of the mean per-instance "
+        "difference) and McNemar's exact p-value (a sign test with epochs); no correction for "
+        "the many groups.",
     ]
+    parts += comparison_tables(comparisons) or ["No two runs share a split."]
     if incomplete:
         parts.append("**INCOMPLETE runs** (a shard or transcripts missing; their numbers cover only "
                      "what was run): " + "; ".join(incomplete))
@@ -412,11 +494,13 @@ def render_markdown(scores: Sequence[RunScores], figures: bool = True) -> str:
         "## Four-shot minus zero-shot",
     ]
     deltas = delta_tables(scores)
-    parts += deltas or ["No run is given in both regimes."]
-    parts.append(figure("fig_fewshot_deltas.png"))
+    parts += deltas or ["No run is given in both regimes (no four-shot figure)."]
+    if figure("fig_fewshot_deltas.png"):
+        parts.append(figure("fig_fewshot_deltas.png"))
     parts.append("## Every group, per run")
     for s in scores:
         parts += [f"### {s.label}", per_run_table(s)]
+    parts = [p for p in parts if p]
     parts.append("## Definitions")
     parts.append("\n".join(f"- `{k}`: {v}" for k, v in DEFINITIONS.items()))
     return "\n\n".join(parts) + "\n"
@@ -431,19 +515,27 @@ def load_scores(run_dirs: Sequence[Path]) -> List[RunScores]:
     return scores
 
 
-def report(run_dirs: Sequence[Path], out_dir: Path) -> List[Path]:
-    """Score (or reuse the scores of) ``run_dirs`` and write ``report.md`` and the figures;
-    without matplotlib the Markdown tables alone, saying what the figures need."""
-    drawn = installed("matplotlib")                         # checked, not imported: scoring first
+def report(run_dirs: Sequence[Path], out_dir: Path, prices: Optional[Prices] = None,
+           names: Optional[Sequence[str]] = None) -> List[Path]:
+    """Score (or reuse the scores of) ``run_dirs`` and write ``report.md``, ``results.md``,
+    ``results.tex`` and the figures (a figure with nothing to show is not written); without
+    matplotlib the tables alone, saying what the figures need."""
+    can_draw = installed("matplotlib")                      # checked, not imported: scoring first
     scores = load_scores(run_dirs)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    for fig in FIGURES if drawn else ():
+    for fig in FIGURES if can_draw else ():
+        if not fig.wanted(scores):
+            (out_dir / fig.file).unlink(missing_ok=True)      # not an old run's figure either
+            continue
         save_figure(fig, scores, out_dir / fig.file)
         written.append(out_dir / fig.file)
-    (out_dir / REPORT).write_text(render_markdown(scores, figures=drawn), encoding="utf-8")
-    return [out_dir / REPORT] + written
+    comparisons = [compare_runs(a.run, b.run) for a, b in same_split_pairs(scores)]
+    (out_dir / REPORT).write_text(render_markdown(scores, comparisons, prices, names, figures=can_draw),
+                                  encoding="utf-8")
+    tables = write_results(scores, out_dir, prices, names)
+    return [out_dir / REPORT] + tables + written
 
 
 __all__ = ["FIGURES", "REPORT", "load_scores", "model_label", "render_markdown", "report", "short_spec"]

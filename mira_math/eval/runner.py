@@ -32,6 +32,7 @@ from mira_math.game.episode import Episode
 from mira_math.game.prompts import check_fewshot_disjoint, prompt_hash
 from mira_math.game.protocol import PROTOCOL_VERSION
 from mira_math.eval.solvers import RUN_SEED
+from mira_math.game.messages import epoch_seed
 from mira_math.generators.layout import CHECKOUT, RESOURCE_ROOT
 from mira_math.generators.errors import MiraError
 from mira_math.generators.atomic import atomic_output, write_atomic
@@ -296,6 +297,7 @@ class RunConfig:
     solver_params: Dict[str, Any] = field(default_factory=dict)
     responder_params: Dict[str, Any] = field(default_factory=dict)
     run_seed: int = RUN_SEED
+    epochs: int = 1                   # samples per instance (--epochs); seeds from epoch_seed
     protocol_version: str = PROTOCOL_VERSION
     prompt_hash: str = ""
     dataset_checksum: str = ""
@@ -305,7 +307,12 @@ class RunConfig:
     backend: Dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> Dict[str, Any]:
-        return dict(self.__dict__)
+        """The configuration as hashed and written; ``epochs`` only when > 1, so a one-epoch
+        run keeps the hash it had before epochs existed (and --resume still accepts it)."""
+        out = dict(self.__dict__)
+        if out.get("epochs") == 1:
+            del out["epochs"]
+        return out
 
     def hash(self) -> str:
         """Guards ``--resume``: everything that shapes the transcripts."""
@@ -389,6 +396,21 @@ def manifest(config: RunConfig, selection: Selection, models: Dict[str, Any],
 
 # ------------------------------------------------------------------ the run directory
 
+def sample_key(tid: str, epoch: int) -> str:
+    """The resume key of one (instance, epoch): the id itself for epoch 0."""
+    return tid if not epoch else f"{tid}\x00{epoch}"
+
+
+def _sample_of(key: str) -> tuple:
+    tid, _, epoch = key.partition("\x00")
+    return tid, int(epoch or 0)
+
+
+def _with_epoch(line: str, epoch: int) -> str:
+    """A transcript line with its epoch (written only for epochs > 0; scoring reads 0 if absent)."""
+    return line if not epoch else line.rstrip("\n")[:-1] + f',"epoch":{epoch}}}\n'
+
+
 class TranscriptLog:
     """``transcripts.jsonl``: one line per finished episode, appended and flushed at once.
 
@@ -422,9 +444,12 @@ class TranscriptLog:
                 except (ValueError, KeyError, TypeError, RecursionError) as err:
                     raise RunError(f"{self.path}:{number}: not a transcript line "
                                    f"({type(err).__name__}: {str(err)[:200]})") from None
-                if tid in self.finished:
-                    raise RunError(f"{self.path}:{number}: instance {tid} recorded twice")
-                self.finished[tid] = row.get("error") is not None
+                epoch = row.get("epoch", 0)
+                key = sample_key(tid, epoch if type(epoch) is int else 0)
+                if key in self.finished:
+                    raise RunError(f"{self.path}:{number}: instance {tid}"
+                                   f"{f' (epoch {epoch})' if epoch else ''} recorded twice")
+                self.finished[key] = row.get("error") is not None
 
     @staticmethod
     def _last_newline(fh: Any, size: int) -> int:
@@ -523,7 +548,8 @@ def prepare_run_dir(out: Path, config: RunConfig, selection: Selection, models: 
         text = json.dumps(manifest(config, selection, models, argv), indent=2) + "\n"
         write_atomic(path, text.encode("utf-8"))
     log = TranscriptLog(out / TRANSCRIPTS)
-    stray = sorted(tid for tid in log.finished if not selection.has_id(tid))
+    stray = sorted(_sample_of(key)[0] for key in log.finished
+                   if not selection.has_id(_sample_of(key)[0]) or _sample_of(key)[1] >= config.epochs)
     if stray:
         log.close()
         raise RunError(f"{out / TRANSCRIPTS}: {len(stray)} transcript(s) for instances not in this "
@@ -661,6 +687,8 @@ class RunResult:
     calls: Dict[str, int]
     wall_s: float
     repaired: Optional[str] = None
+    responder_turns: int = 0          # responder replies recorded in this invocation
+    responder_errors: int = 0         # ... of which logged an error (unparsable output, ...)
 
 
 def run(out: Path, selection: Selection, config: RunConfig, solver: Any, responder: Any,
@@ -726,10 +754,12 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
                 window: int, concurrency: int, progress: bool) -> RunResult:
     log = prepare_run_dir(out, config, selection, models, argv, resume, retry_errors)
     finished = log.finished   # id -> errored?: the only per-instance state kept across the run
-    todo = (i for i in selection.instances if i.id not in finished)   # read lazily, in order
-    total = len(selection.instances)
-    todo_count = total - sum(1 for tid in finished if selection.has_id(tid))
-    stats = {"correct": 0, "errors": 0, "done": 0}
+    epochs = range(config.epochs)   # epoch-major: every instance once, then again (resume per pair)
+    todo: Iterable[Any] = ((i, e) for e in epochs for i in selection.instances
+                           if sample_key(i.id, e) not in finished)   # read lazily, in order
+    total = len(selection.instances) * config.epochs
+    todo_count = total - sum(1 for key in finished if selection.has_id(_sample_of(key)[0]))
+    stats = {"correct": 0, "errors": 0, "done": 0, "responder_turns": 0, "responder_errors": 0}
     bar = None
     if progress:
         from tqdm import tqdm
@@ -740,12 +770,16 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
 
     def emit(episode: Episode) -> None:
         t = episode.transcript
-        log.write(t.to_json_line())
+        log.write(_with_epoch(t.to_json_line(), getattr(episode, "epoch", 0)))
         stats["done"] += 1
         if t.error is not None:
             stats["errors"] += 1
         elif t.verdict and t.verdict["correct"] is True:
             stats["correct"] += 1
+        for turn in t.turns:          # responder health, shown at the end of eval
+            if getattr(turn, "role", "") == "responder":
+                stats["responder_turns"] += 1
+                stats["responder_errors"] += bool(turn.errors)
         if bar is not None:
             bar.update(1)
         if time.monotonic() - last_sync[0] > 2.0:   # the async path has no batch boundary
@@ -754,10 +788,13 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
 
     emit.batch_done = log.sync  # type: ignore[attr-defined]
 
-    def make_episode(inst: Instance) -> Episode:
-        return Episode(inst, solver=config.solver, responder=config.responder, regime=config.regime,
-                       condition=config.condition, ask_first=config.protocol == "ask-first",
-                       run_seed=config.run_seed)
+    def make_episode(item: Any) -> Episode:
+        inst, epoch = item
+        episode = Episode(inst, solver=config.solver, responder=config.responder, regime=config.regime,
+                          condition=config.condition, ask_first=config.protocol == "ask-first",
+                          run_seed=epoch_seed(config.run_seed, epoch))
+        episode.epoch = epoch  # type: ignore[attr-defined]
+        return episode
 
     started = time.perf_counter()
     try:
@@ -777,7 +814,8 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
         if bar is not None:
             bar.close()
     return RunResult(total=total, skipped=total - todo_count, ran=todo_count, correct=stats["correct"], errors=stats["errors"], calls=calls,
-                     wall_s=time.perf_counter() - started, repaired=log.repaired)
+                     wall_s=time.perf_counter() - started, repaired=log.repaired,
+                     responder_turns=stats["responder_turns"], responder_errors=stats["responder_errors"])
 
 
 def _is_api(responder: Any) -> bool:

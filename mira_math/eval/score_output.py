@@ -16,9 +16,12 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from mira_math.generators.atomic import write_atomic
+from mira_math.eval.metrics import (DEFINITIONS, METRICS, GroupMetrics, num, pct, table_cells,
+                                    table_header)
+from mira_math.eval.metrics import _trace_cell as trace_cell
 from mira_math.eval.rundir import SCORES_CSV, SCORES_JSON
-from mira_math.eval.scoring import (DEFINITIONS, METRICS, SCORES_VERSION, GroupMetrics, GroupScore, RunInfo,
-                          RunScores, content_fingerprint, fixed, json_value, pct)
+from mira_math.eval.scoring import (SCORES_VERSION, GroupScore, RunInfo, RunScores, content_fingerprint, fixed,
+                                    json_value)
 
 PLACES = 4                        # decimals written for every ratio / mean
 
@@ -40,13 +43,15 @@ def _rel(path: Path, base: Path) -> str:
     return Path(os.path.relpath(path.resolve(), base.resolve())).as_posix()
 
 
-def run_section(r: RunInfo) -> Dict[str, Any]:
+def run_section(r: RunInfo, base: Optional[Path] = None) -> Dict[str, Any]:
     c = r.config
+    base = r.out_dir if base is None else base
     return {"label": r.label, "solver": c.get("solver"), "responder": c.get("responder"),
             "regime": r.regime, "condition": r.condition, "protocol": c.get("protocol", "paper"),
             "split": r.split, "decoding": r.decoding, "run_hash": r.run_hash,
             "shard_count": r.shard_count, "shards_present": sorted(r.shards_present),
-            "shards": [_rel(d, r.out_dir) for d in r.dirs],
+            "shards": [_rel(d, base) for d in r.dirs], "epochs": c.get("epochs", 1),
+            "run_seed": c.get("run_seed"),
             "config_hashes": [m.get("config_hash") for m in r.manifests],
             "dataset_files": (r.manifests[0].get("dataset") or {}).get("files"),
             "dataset_checksum": r.dataset_checksum,
@@ -54,15 +59,18 @@ def run_section(r: RunInfo) -> Dict[str, Any]:
             "status": r.status, "fingerprint": r.fingerprint}
 
 
-def scores_document(s: RunScores) -> Dict[str, Any]:
+def scores_document(s: RunScores, base: Optional[Path] = None) -> Dict[str, Any]:
     return {
         "scores_version": SCORES_VERSION,
-        "run": run_section(s.run),
+        "run": run_section(s.run, base),
         "notes": ["errored transcripts are counted in 'errored' and excluded from every other metric",
                   f"ratios and means are exact fractions rounded half-to-even to {PLACES} decimals; "
                   "'exact' holds them unrounded",
                   "canonical offers are checked against the instance's hint constraints",
-                  "instances are keyed by (seed set, id)"],
+                  "instances are keyed by (seed set, id); with several epochs, transcripts by "
+                  "(seed set, id, epoch)",
+                  "intervals: 95% Wilson, instances as the unit when a run has several epochs "
+                  "(docs/benchmark.md §7.1)"],
         "definitions": DEFINITIONS,
         "groups": [{"kind": g.kind, "group": g.group,
                     "metrics": {m: json_value(v) for m, v in g.metrics.as_dict().items()},
@@ -91,20 +99,41 @@ def scores_csv(s: RunScores) -> str:
     return buf.getvalue()
 
 
-def write_scores(scores: Sequence[RunScores]) -> List[Path]:
-    """Each run's files into its first directory, each written whole or not at all."""
+def destinations(scores: Sequence[RunScores], out: Optional[Path] = None) -> List[Optional[Path]]:
+    """Where each run's files go: ``out`` (one run) or ``out/<its first directory's name>``
+    (several; a clash gets a number), else the run's own directory. A run merged from several
+    shards is never written into one shard's folder: None (pass ``--out``)."""
+    if out is not None:
+        if len(scores) == 1:
+            return [Path(out)]
+        names: Dict[str, int] = {}
+        dests: List[Optional[Path]] = []
+        for s in scores:
+            name = s.run.out_dir.name
+            names[name] = names.get(name, 0) + 1
+            dests.append(Path(out) / (name if names[name] == 1 else f"{name}-{names[name]}"))
+        return dests
+    return [s.run.out_dir if len(s.run.dirs) == 1 else None for s in scores]
+
+
+def write_scores(scores: Sequence[RunScores], out: Optional[Path] = None) -> List[Path]:
+    """Each run's files into its destination (:func:`destinations`), each written whole or
+    not at all."""
     written = []
-    for s in scores:
-        out = s.run.out_dir
-        write_atomic(out / SCORES_CSV, scores_csv(s).encode("utf-8"))
-        write_atomic(out / SCORES_JSON, (json.dumps(scores_document(s), indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
-        written += [out / SCORES_JSON, out / SCORES_CSV]
+    for s, dest in zip(scores, destinations(scores, out)):
+        if dest is None:
+            continue
+        dest.mkdir(parents=True, exist_ok=True)
+        write_atomic(dest / SCORES_CSV, scores_csv(s).encode("utf-8"))
+        doc = scores_document(s, dest)
+        write_atomic(dest / SCORES_JSON, (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+        written += [dest / SCORES_JSON, dest / SCORES_CSV]
     return written
 
 
 def _metrics_from_exact(exact: Dict[str, Any]) -> GroupMetrics:
     values = {m: (Fraction(v) if isinstance(v, str) else v) for m, v in exact.items()}
-    return GroupMetrics(**{m: values[m] for m in METRICS})
+    return GroupMetrics(**{m: values.get(m) for m in METRICS})
 
 
 def cached_scores(info: RunInfo) -> Optional[RunScores]:
@@ -131,43 +160,42 @@ def cached_scores(info: RunInfo) -> Optional[RunScores]:
 
 # ------------------------------------------------------------------ the terminal table
 
-def num(value: Optional[Fraction], places: int = 2) -> str:
-    return "-" if value is None else fixed(value, places)
-
-
 def _table(header: List[str], rows: List[List[str]]) -> str:
     widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
     line = lambda r: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
     return "\n".join([line(header), "  ".join("-" * w for w in widths)] + [line(r) for r in rows])
 
 
-def trace_cell(m: GroupMetrics) -> str:
-    """no canonical / canonical wrong / correct shares, unreadable counts in brackets."""
-    return (f"{pct(m.trace_no_canonical)} ({m.trace_no_canonical_unreadable})/"
-            f"{pct(m.trace_canonical_wrong)} ({m.trace_canonical_wrong_unreadable})/{pct(m.trace_correct)}")
-
-
 def summary_row(m: GroupMetrics) -> List[str]:
-    ci = f"[{pct(m.accuracy_ci_low)}, {pct(m.accuracy_ci_high)}]" if m.accuracy is not None else ""
-    return [str(m.n), str(m.errored), pct(m.accuracy), ci, f"{pct(m.chance)} ({m.chance_n})",
-            f"{pct(m.hit_rate)} ({m.no_request})", pct(m.offer_rate), pct(m.first_request_success),
-            pct(m.first_request_offer), num(m.avg_requests), num(m.avg_declines), num(m.avg_hints),
-            num(m.requests_before_first_offer), num(m.avg_tokens, 1), str(m.format_errors),
-            f"{pct(m.unreadable)} ({m.unreadable_n})", f"{pct(m.fallback_share)} ({m.fallback_answers})",
-            trace_cell(m), str(m.noncanonical_offers)]
+    """A group's cells for every metric row with a column (:data:`eval.metrics.TABLE_ROWS`)."""
+    return table_cells(m)
 
 
-SUMMARY_HEADER = ["run", "n", "err", "acc%", "95% CI", "chance% (n)", "hit% (no req)", "offer%", "1st%",
-                  "1st-any%", "req", "decl", "hints", "req<offer", "tokens", "fmt", "unread% (n)",
-                  "fallback% (n)", "trace nc (unread)/cw (unread)/ok %", "noncanon"]
+SUMMARY_HEADER = ["run"] + table_header()
 
 
-def render_table(scores: Sequence[RunScores]) -> str:
-    """Runs (with status), overall metrics, accuracy by type / difficulty / family, deltas."""
-    runs = [[s.label, s.run.split, s.run.decoding, str(s.run.transcripts), str(s.run.expected),
-             s.run.status] for s in scores]
-    parts = [_table(["run", "split", "decoding", "transcripts", "selected", "status"], runs),
-             _table(SUMMARY_HEADER, [[s.label] + summary_row(s.overall) for s in scores])]
+def usage_rows(scores: Sequence[RunScores], prices: Any = None) -> List[List[str]]:
+    """Per run: reported solver tokens (prompt + completion, reasoning), coverage, cost."""
+    from mira_math.eval.results import cost_cell, tokens_cell
+
+    return [[s.label, tokens_cell(s.overall),
+             "n/a" if s.overall.reasoning_tokens is None else str(s.overall.reasoning_tokens),
+             pct(s.overall.usage_coverage), cost_cell(s, prices)] for s in scores]
+
+
+USAGE_HEADER = ["run", "tokens used (prompt + completion)", "reasoning", "turns with usage %", "cost"]
+
+
+def render_table(scores: Sequence[RunScores], prices: Any = None) -> str:
+    """Runs (with status), overall metrics, accuracy by type / difficulty / family, deltas,
+    reported tokens and cost."""
+    runs = [[s.label, s.run.split, s.run.decoding, str(s.run.get("epochs", 1)), str(s.run.transcripts),
+             str(s.run.expected), s.run.status] for s in scores]
+    parts = [_table(["run", "split", "decoding", "epochs", "transcripts", "selected", "status"], runs),
+             _table(SUMMARY_HEADER, [[s.label] + summary_row(s.overall) for s in scores]),
+             "solver tokens as the backends reported them (n/a: none reported; 'tok est' above is "
+             "the words x 1.3 estimate), cost from --price-in/--price-out or --prices:\n"
+             + _table(USAGE_HEADER, usage_rows(scores, prices))]
     for kind in ("type", "difficulty", "family"):
         names = sorted({g.group for s in scores for g in s.groups if g.kind == kind})
         rows = []
@@ -193,5 +221,6 @@ def render_table(scores: Sequence[RunScores]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-__all__ = ["PLACES", "SCORES_CSV", "SCORES_JSON", "SUMMARY_HEADER", "cached_scores", "cell", "num",
+__all__ = ["USAGE_HEADER", "destinations", "usage_rows",
+           "PLACES", "SCORES_CSV", "SCORES_JSON", "SUMMARY_HEADER", "cached_scores", "cell", "num",
            "render_table", "scores_csv", "scores_document", "summary_row", "trace_cell", "write_scores"]

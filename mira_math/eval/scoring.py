@@ -23,13 +23,16 @@ import gc
 import hashlib
 import json
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from mira_math.eval.rundir import MANIFEST, TRANSCRIPTS, RunRecords, declared_shard as _declared_shard
 from mira_math.eval.rundir import read_manifest as _read_manifest
+from mira_math.eval.metrics import (C as _C, CLUSTER_PAIRS, COLUMNS as _COLUMNS, DEFINITIONS, METRICS,
+                                    GroupMetrics, Totals, compute, fixed, pct)
+from mira_math.eval.stats import Moments
 from mira_math.generators.layout import RESOURCE_ROOT
 from mira_math.generators.errors import MiraError
 
@@ -38,82 +41,16 @@ TRACE_CLASSES = ("no_canonical", "canonical_wrong", "correct")
 CI_LEVEL = (Fraction(1, 40), Fraction(39, 40))       # 2.5th and 97.5th percentiles
 MAX_TOKENS_EST = 10 ** 12                               # a larger token estimate is corrupt data
 
-DEFINITIONS: Dict[str, str] = {
-    "n": "instances scored (errored transcripts excluded)",
-    "errored": "transcripts that ended in a backend error; excluded from every other metric",
-    "correct": "instances whose final answer the exact verifier accepts",
-    "accuracy": "correct / n",
-    "accuracy_ci_low": "2.5th percentile of the percentile bootstrap of accuracy, computed exactly: "
-                       "a resample's correct count is Binomial(n, accuracy), so the bound is the "
-                       "smallest k/n whose binomial CDF reaches 0.025 (the limit of infinitely many "
-                       "resamples; no random numbers, the same bytes on every machine)",
-    "accuracy_ci_high": "97.5th percentile of the same exact bootstrap distribution",
-    "chance": "mean of 1/candidate_answers over instances whose view leaves finitely many "
-              "answers (a blind guess's expected accuracy)",
-    "chance_n": "instances with a finite chance level",
-    "hit_rate": "per instance canonical offers/(offers+declines), averaged over instances with >= 1 "
-                "request (an offer of a fact the solver already holds is not a hit)",
-    "offer_rate": "the paper's literal hit rate: per instance offers of any line/(offers+declines), "
-                  "averaged over instances with >= 1 request",
-    "hit_rate_n": "instances with >= 1 request",
-    "no_request": "instances with no request",
-    "first_request_success": "share of instances whose first request got a canonical offer "
-                             "(no request = failure)",
-    "first_request_offer": "the paper's literal version: share of instances whose first request got "
-                           "any offer (no request = failure)",
-    "avg_requests": "requests answered by the responder per instance (format errors excluded)",
-    "avg_declines": "declined requests per instance",
-    "avg_hints": "accepted offers per instance (every offer counts, repeats included)",
-    "requests_before_first_offer": "declined requests before the first offer, averaged over "
-                                   "instances with >= 1 offer (0: the first request got one)",
-    "first_offer_n": "instances with >= 1 offer",
-    "avg_tokens": "transcript token estimate (words x 1.3, solver and responder messages) per instance",
-    "answered": "instances with a final answer (whatever the verifier made of it)",
-    "unreadable": "share of instances whose final answer the verifier could not read (an answer "
-                  "was given, no value was parsed)",
-    "unreadable_n": "instances whose final answer the verifier could not read",
-    "fallback_answers": "final answers taken by the fallback extraction (no ANSWER: line; a final "
-                        "\\boxed{} or 'final answer' phrase)",
-    "fallback_share": "fallback_answers / answered: the format non-compliance of the answers",
-    "format_errors": "solver messages with no action, in total",
-    "avg_format_errors": "format errors per instance",
-    "format_error_instances": "instances with >= 1 format error",
-    "responder_errors": "responder turns that logged an error (e.g. unparsable JSON; such a turn "
-                        "is a decline unless the raw text recovered an offer)",
-    "trace_no_canonical": "share of instances answered wrong with no offer of a canonical hint "
-                          "(a hint line of the instance's hint specification)",
-    "trace_no_canonical_unreadable": "of those, instances whose answer was unreadable",
-    "trace_canonical_wrong": "share of instances that got a canonical hint but answered wrong",
-    "trace_canonical_wrong_unreadable": "of those, instances whose answer was unreadable",
-    "trace_correct": "share of instances answered correctly (the three trace shares sum to 1)",
-    "noncanonical_offers": "offers of a private line that is not a canonical hint, in total",
-    "noncanonical_offer_share": "share of instances with >= 1 noncanonical offer",
-    "accuracy_delta_4s_minus_zs": "four-shot minus zero-shot accuracy of the same configuration "
-                                  "(solver, responder, condition, protocol, decoding, split)",
-}
-
-
 class ScoringError(MiraError, RuntimeError):
     """Run directories that cannot be scored (missing files, bad fields, mismatched shards)."""
 
 
 # ================================================================== exact formatting helpers
 
-def fixed(value: Fraction, places: int = 4) -> str:
-    """Exact rounding (half to even) to ``places`` decimals, as text."""
-    q = round(Fraction(value) * 10 ** places)
-    digits = str(abs(q)).rjust(places + 1, "0")
-    return ("-" if q < 0 else "") + digits[:-places] + "." + digits[-places:]
-
-
 def json_value(value: Any) -> Any:
     if isinstance(value, Fraction):
         return float(fixed(value))
     return value
-
-
-def pct(value: Optional[Fraction]) -> str:
-    return "-" if value is None else fixed(value * 100, 1)
 
 
 # ================================================================== the dataset, lightly
@@ -295,6 +232,18 @@ class InstanceStats:
     unreadable: bool
     fallback: bool
     candidate_answers: Optional[int]
+    epoch: int = 0                         # which of the run's samples of this instance
+    raw_fallbacks: int = 0                 # responder offers recovered from unparsable output
+    prompt_tokens: int = 0                 # solver usage as the backend reported it
+    completion_tokens: int = 0
+    reasoning_tokens: int = 0
+    usage_turns: int = 0                   # solver turns that reported usage
+    reasoning_turns: int = 0               # ... that reported reasoning tokens
+    solver_turns: int = 0
+
+    @property
+    def sample_key(self) -> Tuple[str, str, int]:
+        return (self.key[0], self.key[1], self.epoch)
 
     @property
     def tokens(self) -> Fraction:
@@ -356,7 +305,11 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
     if not (isinstance(tokens_raw, int) or math.isfinite(tokens_raw)) or not 0 <= tokens_raw <= MAX_TOKENS_EST:
         raise _field_error(where, "tokens_est", f"expected a number in [0, {MAX_TOKENS_EST}], "
                                                 f"got {_preview(tokens_raw)}")
-    requests = offers = canonical = format_errors = responder_errors = 0
+    epoch = _check(row.get("epoch", 0), (int,), where, "epoch")
+    if epoch < 0:
+        raise _field_error(where, "epoch", f"expected a non-negative integer, got {epoch}")
+    requests = offers = canonical = format_errors = responder_errors = raw_fallbacks = 0
+    usage = [0, 0, 0, 0, 0, 0]          # prompt, completion, reasoning, turns with usage/reasoning, turns
     first_canonical = first_offered = False
     before_first: Optional[int] = None
     hints = info.canonical
@@ -370,6 +323,7 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
                 _check(action, (str,), where, f"turns[{n}].action")
             if action == "format_error":
                 format_errors += 1
+            _add_usage(usage, turn.get("meta"), where, n)
         elif role == "responder":
             decision = turn.get("decision")
             if decision != "offer" and decision != "decline":
@@ -378,6 +332,9 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
             line = turn.get("quoted_constraint")
             if line is not None and type(line) is not str:
                 _check(line, (str, type(None)), where, f"turns[{n}].quoted_constraint")
+            meta = turn.get("meta")
+            if type(meta) is dict and meta.get("fallback") == "raw_text_offer":
+                raw_fallbacks += 1
             errors = turn.get("errors")
             if errors:
                 _check(errors, (list,), where, f"turns[{n}].errors")
@@ -405,62 +362,32 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
         tokens_num=tokens_num, tokens_den=tokens_den,
         answered=answered, unreadable=answered and not correct and parsed is None,
         fallback=answered and _answer_source(row, turns, where) == "fallback",
-        candidate_answers=info.candidate_answers)
+        candidate_answers=info.candidate_answers, epoch=epoch, raw_fallbacks=raw_fallbacks,
+        prompt_tokens=usage[0], completion_tokens=usage[1], reasoning_tokens=usage[2],
+        usage_turns=usage[3], reasoning_turns=usage[4], solver_turns=usage[5])
+
+
+def _add_usage(totals: List[int], meta: Any, where: str, n: int) -> None:
+    """Add one solver turn's reported usage (meta.usage: prompt/completion/reasoning tokens)."""
+    totals[5] += 1
+    usage = meta.get("usage") if type(meta) is dict else None
+    if type(usage) is not dict:
+        return
+    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
+    if type(prompt) is not int or type(completion) is not int:
+        return                            # a partial report (e.g. a failed call): not counted
+    if prompt < 0 or completion < 0:
+        raise _field_error(where, f"turns[{n}].meta.usage", "negative token count")
+    totals[0] += prompt
+    totals[1] += completion
+    totals[3] += 1
+    reasoning = usage.get("reasoning_tokens")
+    if type(reasoning) is int and reasoning >= 0:
+        totals[2] += reasoning
+        totals[4] += 1
 
 
 # ================================================================== group metrics
-
-@dataclass(frozen=True)
-class GroupMetrics:
-    """One group's metrics; field order is the CSV's metric order. None: undefined (no data)."""
-
-    n: int
-    errored: int
-    correct: int
-    accuracy: Optional[Fraction]
-    accuracy_ci_low: Optional[Fraction]
-    accuracy_ci_high: Optional[Fraction]
-    chance: Optional[Fraction]
-    chance_n: int
-    hit_rate: Optional[Fraction]
-    offer_rate: Optional[Fraction]
-    hit_rate_n: int
-    no_request: int
-    first_request_success: Optional[Fraction]
-    first_request_offer: Optional[Fraction]
-    avg_requests: Optional[Fraction]
-    avg_declines: Optional[Fraction]
-    avg_hints: Optional[Fraction]
-    requests_before_first_offer: Optional[Fraction]
-    first_offer_n: int
-    avg_tokens: Optional[Fraction]
-    answered: int
-    unreadable: Optional[Fraction]
-    unreadable_n: int
-    fallback_answers: int
-    fallback_share: Optional[Fraction]
-    format_errors: int
-    avg_format_errors: Optional[Fraction]
-    format_error_instances: int
-    responder_errors: int
-    trace_no_canonical: Optional[Fraction]
-    trace_no_canonical_unreadable: int
-    trace_canonical_wrong: Optional[Fraction]
-    trace_canonical_wrong_unreadable: int
-    trace_correct: Optional[Fraction]
-    noncanonical_offers: int
-    noncanonical_offer_share: Optional[Fraction]
-
-    def as_dict(self) -> Dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-
-METRICS: Tuple[str, ...] = tuple(f.name for f in fields(GroupMetrics))
-
-
-def share(count: int, total: int) -> Optional[Fraction]:
-    return Fraction(count, total) if total else None
-
 
 def binomial_quantiles(k: int, n: int, levels: Sequence[Fraction] = CI_LEVEL) -> List[int]:
     """For each level q, the smallest s with P(S <= s) >= q, S ~ Binomial(n, k/n): floats built
@@ -508,15 +435,6 @@ def _lcm(values) -> int:
     return out
 
 
-# the integer columns summed per group; fractions are scaled to a common denominator first
-_COLUMNS = ("errored", "correct", "requests", "offers", "canonical", "first_canonical", "first_offer",
-            "with_offer", "before_first", "format_errors", "format_instances", "responder_errors",
-            "tokens", "answered", "unreadable", "fallback", "chance", "chance_n", "asked", "hits",
-            "offer_hits", "no_canonical", "canonical_wrong", "nc_unreadable", "cw_unreadable",
-            "noncanonical", "noncanonical_instances")
-_C = {name: i for i, name in enumerate(_COLUMNS)}
-
-
 @dataclass(frozen=True)
 class Scales:
     """Common denominators that make every per-instance fraction an integer."""
@@ -533,15 +451,16 @@ class Scales:
 
 
 def stats_row(s: InstanceStats, scales: Scales) -> Tuple[int, ...]:
-    """One instance as the integer columns of :data:`_COLUMNS` (all zero but errored if errored)."""
+    """One transcript as the integer columns of :data:`eval.metrics.COLUMNS` (all zero but
+    errored if errored)."""
     if s.errored:
         return (1,) + (0,) * (len(_COLUMNS) - 1)
     wrong = not s.correct
     cls = s.trace_class
-    return (0, int(s.correct), s.requests, s.offers, s.canonical_offers, int(s.first_request_canonical),
+    return (0, 1, int(s.correct), s.requests, s.offers, s.canonical_offers, int(s.first_request_canonical),
             int(s.first_request_offered), int(s.requests_before_first_offer is not None),
             s.requests_before_first_offer or 0, s.format_errors, int(s.format_errors > 0),
-            s.responder_errors, s.tokens_num * (scales.tokens // s.tokens_den),
+            s.responder_errors, s.raw_fallbacks, s.tokens_num * (scales.tokens // s.tokens_den),
             int(s.answered), int(s.unreadable), int(s.fallback),
             scales.chance // s.candidate_answers if s.candidate_answers else 0,
             int(bool(s.candidate_answers)), int(s.requests > 0),
@@ -549,44 +468,82 @@ def stats_row(s: InstanceStats, scales: Scales) -> Tuple[int, ...]:
             s.offers * (scales.requests // s.requests) if s.requests else 0,
             int(wrong and cls == "no_canonical"), int(wrong and cls == "canonical_wrong"),
             int(s.unreadable and cls == "no_canonical"), int(s.unreadable and cls == "canonical_wrong"),
-            s.noncanonical_offers, int(s.noncanonical_offers > 0))
+            s.noncanonical_offers, int(s.noncanonical_offers > 0), s.prompt_tokens,
+            s.completion_tokens, s.reasoning_tokens, s.usage_turns, s.reasoning_turns, s.solver_turns)
+
+
+class _Group:
+    """One group's transcript rows (shared between the groups of a transcript). Without
+    epochs the column sums are all that is needed; with epochs (``clustered``) the rows are
+    also summed per instance (the cluster): each proportion's moments, the (correct, scored)
+    counts for pass@k, and per-epoch (scored, correct)."""
+
+    __slots__ = ("rows", "keys", "epochs", "clustered")
+
+    def __init__(self, clustered: bool) -> None:
+        self.rows: List[Tuple[int, ...]] = []
+        self.keys: List[Tuple[str, str]] = []
+        self.epochs: List[int] = []
+        self.clustered = clustered
+
+    def add(self, s: InstanceStats, row: Tuple[int, ...]) -> None:
+        self.rows.append(row)
+        if self.clustered:
+            self.keys.append(s.key)
+            self.epochs.append(s.epoch)
+
+    def metrics(self, scales: Scales) -> GroupMetrics:
+        rows = self.rows
+        sums = [sum(col) for col in zip(*rows)] if rows else [0] * len(_COLUMNS)
+        scored, correct = _C["scored"], _C["correct"]
+        moments: Dict[Tuple[str, str], Moments] = {}
+        if not self.clustered:        # one transcript per instance: the sums say everything
+            n, c = sums[scored], sums[correct]
+            samples = {cm: k for cm, k in (((1, 1), c), ((0, 1), n - c)) if k}
+            epochs = {0: (n, c)} if n else {}
+        else:
+            per: Dict[Tuple[str, str], List[int]] = {}
+            epochs = {}
+            for key, epoch, row in zip(self.keys, self.epochs, rows):
+                acc = per.get(key)
+                if acc is None:
+                    per[key] = list(row)
+                else:
+                    for i, v in enumerate(row):
+                        if v:
+                            acc[i] += v
+                if row[scored]:
+                    done, right = epochs.get(epoch, (0, 0))
+                    epochs[epoch] = (done + 1, right + row[correct])
+            for succ, trials in CLUSTER_PAIRS:
+                i, j = _C[succ], _C[trials]
+                moments[(succ, trials)] = Moments.of([(inst[i], inst[j]) for inst in per.values()])
+            samples = {}
+            for inst in per.values():
+                cm = (inst[correct], inst[scored])
+                samples[cm] = samples.get(cm, 0) + 1
+        return compute(Totals(sums, len(rows), scales.tokens, scales.chance, scales.requests,
+                              moments, samples, epochs))
+
+
+def _clustered(stats: Sequence[InstanceStats]) -> bool:
+    """Whether any instance has several transcripts (epochs): intervals then take instances
+    as the unit."""
+    return any(s.epoch for s in stats)
 
 
 def metrics_from_totals(t: Sequence[int], count: int, scales: Scales) -> GroupMetrics:
-    """A group's metrics from its column sums (``count`` rows, errored included)."""
-    g = lambda name: t[_C[name]]
-    n = count - g("errored")
-    asked, chance_n = g("asked"), g("chance_n")
-    ci = bootstrap_ci(g("correct"), n)
-    frac = lambda num, den: Fraction(num, den) if den else None
-    return GroupMetrics(
-        n=n, errored=g("errored"), correct=g("correct"), accuracy=share(g("correct"), n),
-        accuracy_ci_low=ci[0] if ci else None, accuracy_ci_high=ci[1] if ci else None,
-        chance=frac(g("chance"), chance_n * scales.chance), chance_n=chance_n,
-        hit_rate=frac(g("hits"), asked * scales.requests),
-        offer_rate=frac(g("offer_hits"), asked * scales.requests), hit_rate_n=asked,
-        no_request=n - asked,
-        first_request_success=share(g("first_canonical"), n), first_request_offer=share(g("first_offer"), n),
-        avg_requests=share(g("requests"), n), avg_declines=share(g("requests") - g("offers"), n),
-        avg_hints=share(g("offers"), n), requests_before_first_offer=share(g("before_first"), g("with_offer")),
-        first_offer_n=g("with_offer"), avg_tokens=frac(g("tokens"), n * scales.tokens),
-        answered=g("answered"), unreadable=share(g("unreadable"), n), unreadable_n=g("unreadable"),
-        fallback_answers=g("fallback"), fallback_share=share(g("fallback"), g("answered")),
-        format_errors=g("format_errors"), avg_format_errors=share(g("format_errors"), n),
-        format_error_instances=g("format_instances"), responder_errors=g("responder_errors"),
-        trace_no_canonical=share(g("no_canonical"), n), trace_no_canonical_unreadable=g("nc_unreadable"),
-        trace_canonical_wrong=share(g("canonical_wrong"), n),
-        trace_canonical_wrong_unreadable=g("cw_unreadable"), trace_correct=share(g("correct"), n),
-        noncanonical_offers=g("noncanonical"), noncanonical_offer_share=share(g("noncanonical_instances"), n),
-    )
+    """A group's metrics from its column sums alone (every transcript its own instance)."""
+    return compute(Totals(list(t), count, scales.tokens, scales.chance, scales.requests, {}, {}, {}))
 
 
 def group_metrics(stats: Sequence[InstanceStats]) -> GroupMetrics:
-    """All metrics of one group; errored instances are counted and otherwise ignored."""
+    """All metrics of one group; errored transcripts are counted and otherwise ignored."""
     scales = Scales.of(stats)
-    rows = [stats_row(s, scales) for s in stats]
-    totals = [sum(col) for col in zip(*rows)] if rows else [0] * len(_COLUMNS)
-    return metrics_from_totals(totals, len(rows), scales)
+    group = _Group(_clustered(stats))
+    for s in stats:
+        group.add(s, stats_row(s, scales))
+    return group.metrics(scales)
 
 
 def group_names(s: InstanceStats) -> List[Tuple[str, str]]:
@@ -604,16 +561,18 @@ class GroupScore:
 def grouped_metrics(stats: Sequence[InstanceStats]) -> List[GroupScore]:
     """Every group of :data:`GROUP_KINDS`, in that order, groups sorted by name."""
     scales = Scales.of(stats)
-    members: Dict[Tuple[str, str], List[Tuple[int, ...]]] = {}
+    members: Dict[Tuple[str, str], _Group] = {}
+    clustered = _clustered(stats)
     for s in stats:
         row = stats_row(s, scales)
         for key in group_names(s):
-            members.setdefault(key, []).append(row)
+            group = members.get(key)
+            if group is None:
+                group = members[key] = _Group(clustered)
+            group.add(s, row)
     order = {k: i for i, k in enumerate(GROUP_KINDS)}
     keys = sorted(members, key=lambda k: (order[k[0]], k[1]))
-    return [GroupScore(kind, name, metrics_from_totals([sum(col) for col in zip(*members[(kind, name)])],
-                                                       len(members[(kind, name)]), scales))
-            for kind, name in keys]
+    return [GroupScore(kind, name, members[(kind, name)].metrics(scales)) for kind, name in keys]
 
 
 @dataclass(frozen=True)
@@ -768,6 +727,12 @@ def assign_labels(runs: Sequence[RunInfo]) -> None:
 
 # ================================================================== loading run directories
 
+def run_epochs(config: Mapping[str, Any]) -> int:
+    """Samples per instance a run asked for (``--epochs``; 1 when the manifest predates it)."""
+    epochs = config.get("epochs", 1)
+    return epochs if type(epochs) is int and epochs >= 1 else 1
+
+
 def selected_count(dataset: Dataset, selection: Mapping[str, Any], shard: Optional[Tuple[int, int]]) -> int:
     """How many instances the selection picks (families, ids, shard, then limit, as eval does)."""
     infos = dataset.infos
@@ -860,7 +825,7 @@ def load_run(info: RunInfo) -> LoadedRun:
 def _load_run(info: RunInfo) -> LoadedRun:
     fingerprint = hashlib.sha256()
     stats: List[InstanceStats] = []
-    owner: Dict[Tuple[str, str], Path] = {}
+    owner: Dict[Tuple[str, str, int], Path] = {}
     order: Dict[Tuple[str, str], int] = {}
     seed_sets: Dict[str, None] = {}
     expected = 0
@@ -870,27 +835,31 @@ def _load_run(info: RunInfo) -> LoadedRun:
             order = {i.key: n for n, i in enumerate(dataset.infos)}
         shard = _declared_shard(manifest, run_dir)
         count = (manifest.get("dataset") or {}).get("instances")
-        expected += count if type(count) is int else selected_count(dataset, manifest["config"].get("selection") or {}, shard)
+        expected += (count if type(count) is int else selected_count(
+            dataset, manifest["config"].get("selection") or {}, shard)) * run_epochs(manifest["config"])
         fingerprint.update(json.dumps(manifest, sort_keys=True).encode("utf-8"))
         for where, row in iter_transcripts(run_dir, manifest, fingerprint):
             inst = dataset.lookup(row["id"], row.get("seed_set"), where)
-            if inst.key in owner:
-                kind = "shards" if owner[inst.key] != run_dir else "lines"
-                raise ScoringError(f"{where}: instance {inst.id} appears in two {kind} of one run: "
-                                   f"{owner[inst.key]} and {run_dir}")
-            owner[inst.key] = run_dir
+            summary = instance_stats(row, inst, where)
+            sample = summary.sample_key
+            if sample in owner:
+                kind = "shards" if owner[sample] != run_dir else "lines"
+                epoch = f" (epoch {summary.epoch})" if summary.epoch else ""
+                raise ScoringError(f"{where}: instance {inst.id}{epoch} appears in two {kind} of one "
+                                   f"run: {owner[sample]} and {run_dir}")
+            owner[sample] = run_dir
             seed_sets[inst.seed_set] = None
-            stats.append(instance_stats(row, inst, where))
+            stats.append(summary)
     if info.shard_count is not None:           # missing shards: count what they would select
         first = info.manifests[0]
         dataset = load_dataset(first, info.dirs[0])
         for index in sorted(set(range(info.shard_count)) - set(info.shards_present)):
-            expected += selected_count(dataset, first["config"].get("selection") or {},
+            expected += run_epochs(first["config"]) * selected_count(dataset, first["config"].get("selection") or {},
                                        (index, info.shard_count))
     if not seed_sets:
         dataset = load_dataset(info.manifests[0], info.dirs[0])
         seed_sets = {i.seed_set: None for i in dataset.infos}
-    stats.sort(key=lambda s: order.get(s.key, len(order)))
+    stats.sort(key=lambda s: (order.get(s.key, len(order)), s.epoch))
     info.transcripts, info.expected = len(stats), expected
     info.seed_sets = sorted(seed_sets)
     info.fingerprint = fingerprint_of(info, fingerprint.hexdigest())
@@ -943,8 +912,10 @@ def load_records(run_dir: Path) -> RunRecords:
 
 # ================================================================== scoring runs
 
-SCORES_VERSION = "2"   # 2: canonical hit rate / first request, unreadable, format compliance,
+SCORES_VERSION = "3"   # 2: canonical hit rate / first request, unreadable, format compliance,
                        #    exact bootstrap, run identity by configuration, (seed set, id) joins
+                       # 3: metrics as rows (eval.metrics), Wilson intervals (cluster-aware),
+                       #    epochs (pass@k, pass^k, spread), reported usage, raw-text fallbacks
 
 
 @dataclass
@@ -1000,4 +971,4 @@ __all__ = ["DEFINITIONS", "Dataset", "Delta", "GroupMetrics", "GroupScore", "Ins
            "ScoringError", "accuracy_deltas", "assign_labels", "binomial_quantiles", "bootstrap_ci",
            "content_fingerprint", "fixed", "group_metrics", "group_runs", "grouped_metrics",
            "instance_stats", "json_value", "load_dataset", "load_records", "load_run", "pair_regimes",
-           "pct", "score", "score_run", "short_spec"]
+           "pct", "run_epochs", "score", "score_run", "short_spec"]

@@ -1,10 +1,11 @@
 """Solvers, chosen by a spec string.
 
 ``KIND:MODEL`` for a backend of :mod:`mira_math.eval.backends.registry` (``vllm:MODEL``,
-``openai:MODEL[@URL]`` for any OpenAI-compatible server, ``transformers:PATH``), and two
+``openai:MODEL[@URL]`` for any OpenAI-compatible server, ``transformers:PATH``), and three
 scripted ones: ``reference`` (asks for the canonical slot by
 its identifier, then answers with the family's exact solver applied to the offered line: an
-upper bound and an end-to-end check) and ``noask`` (answers 0 at once: a lower bound).
+upper bound and an end-to-end check), ``noask`` (answers 0 at once: a lower bound) and
+``sampler`` (the reference solver with seeded randomness at ``--temperature``: offline epochs).
 """
 
 from __future__ import annotations
@@ -88,10 +89,43 @@ class NoAskSolver:
         return {"spec": self.name}
 
 
+class SamplerSolver:
+    """A scripted solver that samples (offline ``--epochs`` runs): each turn draws from a
+    ``random.Random`` seeded by the request's seed. At temperature T it asks for the canonical
+    slot with probability 1/(1+T) (else it guesses 0 at once) and, once the line is offered,
+    answers exactly with probability 1/(1+T/2) (else it answers 0). T = 0 is the reference
+    solver; the same seed gives the same reply, so a run is reproducible and epochs differ."""
+
+    name = "sampler"
+    is_async = False
+
+    def __init__(self, temperature: float = 0.0):
+        self.temperature = temperature
+        self._reference = ReferenceSolver()
+
+    def generate(self, calls: Sequence[SolverCall]) -> List[Completion]:
+        return [Completion(text=self._reply(c), finish_reason="stop") for c in calls]
+
+    def _reply(self, call: SolverCall) -> str:
+        import random
+
+        rng = random.Random(call.seed)
+        t = self.temperature
+        reply = self._reference._reply(call)
+        if reply.startswith("REQUEST:"):
+            return reply if rng.random() < 1 / (1 + t) else "A guess.\nANSWER: 0"
+        return reply if rng.random() < 1 / (1 + t / 2) else "Not sure.\nANSWER: 0"
+
+    def describe(self) -> Dict[str, Any]:
+        return {"spec": self.name, "temperature": self.temperature}
+
+
 def make_solver(spec: str, params: Optional[GenParams] = None, backend: Optional[ChatBackend] = None,
                 **options: Any) -> Any:
     if spec == "reference":
         return ReferenceSolver()
     if spec == "noask":
         return NoAskSolver()
+    if spec == "sampler":
+        return SamplerSolver((params or GenParams()).temperature)
     return ModelSolver(spec, backend or make_backend(spec, **options), params or GenParams())

@@ -22,6 +22,15 @@ def request_seed(run_seed: int, instance_id: str, turn: int, role: str) -> int:
     return int.from_bytes(hashlib.sha256(key).digest()[:4], "big") >> 1
 
 
+def epoch_seed(run_seed: int, epoch: int) -> int:
+    """The run seed of one epoch (``--epochs``): the run seed itself for epoch 0 (so a
+    one-epoch run is the run it always was), else a 31-bit hash of (run seed, epoch)."""
+    if epoch == 0:
+        return run_seed
+    key = f"{run_seed}|epoch|{epoch}".encode("utf-8")
+    return int.from_bytes(hashlib.sha256(key).digest()[:4], "big") >> 1
+
+
 @dataclass
 class Completion:
     """One model reply, or the error that replaced it after retries."""

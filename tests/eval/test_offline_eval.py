@@ -53,7 +53,8 @@ def test_report_of_the_offline_runs(runs, tmp_path):
     text = (out / "report.md").read_text()
     for png in sorted(out.glob("*.png")):
         assert png.name in text
-    assert len(list(out.glob("*.png"))) == 7          # the figures of eval.report.FIGURES
+    assert len(list(out.glob("*.png"))) == 6          # FIGURES but the four-shot one (no 4s run)
+    assert (out / "results.md").is_file() and "\\toprule" in (out / "results.tex").read_text()
 
 
 def test_four_shot_regime_and_oracle_condition_run(tmp_path):

@@ -73,7 +73,9 @@ def digests(folder: Path):
 
 def test_every_figure_is_written_and_named(runs, tmp_path):
     written = report(runs, tmp_path / "out")
-    assert [p.name for p in written] == [REPORT] + EXPECTED_FIGURES == [REPORT] + [f.file for f in FIGURES]
+    tables = ["results.md", "results.tex"]
+    assert [p.name for p in written] == [REPORT] + tables + EXPECTED_FIGURES == \
+        [REPORT] + tables + [f.file for f in FIGURES]
     text = (tmp_path / "out" / REPORT).read_text(encoding="utf-8")
     for name in EXPECTED_FIGURES:
         data = (tmp_path / "out" / name).read_bytes()
@@ -83,7 +85,7 @@ def test_every_figure_is_written_and_named(runs, tmp_path):
     # models side by side, chance beside accuracy, deltas, definitions
     for label in ("model-x | rules | zs", "model-x | rules | 4s", "model-y | rules | zs"):
         assert label in text
-    assert "(chance 50.0, n=" in text                                # discrete_tomography: 2 candidates
+    assert "(chance 50.0)" in text                                   # discrete_tomography: 2 candidates
     assert "**model-x | rules | 4s** minus **model-x | rules | zs**" in text
     assert "## Definitions" in text and "`trace_canonical_wrong`" in text
 
@@ -92,10 +94,11 @@ def test_same_inputs_give_the_same_files(runs, tmp_path):
     report(runs, tmp_path / "a")
     assert main(["report", *map(str, runs), "--out", str(tmp_path / "b")]) == 0
     assert digests(tmp_path / "a") == digests(tmp_path / "b")
-    assert len(digests(tmp_path / "a")) == 1 + len(EXPECTED_FIGURES)
+    assert len(digests(tmp_path / "a")) == 3 + len(EXPECTED_FIGURES)
     report(runs[:1], tmp_path / "c")                                 # other inputs, other figures
     assert digests(tmp_path / "c")["fig_accuracy.png"] != digests(tmp_path / "a")["fig_accuracy.png"]
-    assert "No run is given in both regimes." in (tmp_path / "c" / REPORT).read_text(encoding="utf-8")
+    text = (tmp_path / "c" / REPORT).read_text(encoding="utf-8")
+    assert "No run is given in both regimes (no four-shot figure)." in text
 
 
 def test_report_writes_nothing_into_the_run_dirs(runs, tmp_path):
@@ -131,3 +134,26 @@ def test_runs_table_incomplete_runs_long_labels_and_missing_families(tmp_path):
     assert "INCOMPLETE (3 missing)" in text and "**INCOMPLETE runs**" in text
     assert "not evaluated" in text                                   # model-y never saw tomography
     assert "hit rate any offer %" in text and "unreadable % (n)" in text
+
+
+def test_results_tables_paired_comparisons_and_no_empty_four_shot_figure(runs, tmp_path):
+    out = tmp_path / "only-zs"
+    assert main(["report", str(runs[0]), str(runs[2]), "--out", str(out), "--name", "Model X",
+                 "--price-in", "1", "--price-out", "2"]) == 0
+    assert not (out / "fig_fewshot_deltas.png").exists()
+    text = (out / REPORT).read_text(encoding="utf-8")
+    assert "fig_fewshot_deltas.png" not in text and "## Paired comparisons" in text
+    assert "**A = model-x | rules | zs** vs **B = model-y | rules | zs**" in text
+    md = (out / "results.md").read_text(encoding="utf-8")
+    assert "| Model X |" in md and "| model-y \\| rules \\| zs |" in md and "| cost |" in md
+    assert "| n/a |" in md                                   # no usage reported: no cost either
+    tex = (out / "results.tex").read_text(encoding="utf-8")
+    assert "\\begin{tabular}" in tex and "accuracy \\% [95\\% CI]" in tex and "Model X" in tex
+
+
+def test_labels_wrap_between_parts_never_inside_a_token():
+    from mira_math.eval.report import wrap
+
+    label = "openai:stub@127.0.0.1:18080 | rules | zs"
+    lines = wrap(label).split("\n")
+    assert "openai:stub@127.0.0.1:18080" in lines and all(" | " not in ln or len(ln) <= 22 for ln in lines)

@@ -16,4 +16,4 @@ def test_report_without_matplotlib_writes_the_tables(tmp_path, monkeypatch, caps
     text = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
     assert "## Runs" in text and "reference" in text
     assert "not drawn: figures need matplotlib" in text and "![" not in text
-    assert sorted(p.name for p in (tmp_path / "rep").iterdir()) == ["report.md"]
+    assert sorted(p.name for p in (tmp_path / "rep").iterdir()) == ["report.md", "results.md", "results.tex"]

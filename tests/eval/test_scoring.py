@@ -19,6 +19,7 @@ import pytest
 from mira_math.game.protocol import DECLINE_TEXT
 from mira_math.eval.runner import load_data
 from mira_math.eval.score_output import render_table, scores_csv, scores_document, write_scores
+from mira_math.eval.stats import wilson
 from mira_math.eval.scoring import (METRICS, ScoringError, binomial_quantiles, bootstrap_ci, fixed, score,
                           short_spec)
 from mira_math.game.transcript import ResponderTurn, SolverTurn, Transcript
@@ -282,11 +283,11 @@ def test_bootstrap_agrees_with_resampling_on_small_inputs():
         assert abs(low * n - ref_low) <= 1 and abs(high * n - ref_high) <= 1, (k, n)
 
 
-def test_bootstrap_interval_in_the_scores(zs_run):
+def test_wilson_interval_in_the_scores(zs_run):
     (s,) = score([zs_run])
     m = s.overall
-    low, high = exact_quantiles(3, 5)                                  # T1..T5: 3 of 5 correct
-    assert (m.accuracy_ci_low, m.accuracy_ci_high) == (Fraction(low, 5), Fraction(high, 5))
+    assert (m.accuracy_ci_low, m.accuracy_ci_high) == wilson(3, 5)      # T1..T5: 3 of 5 correct
+    assert round(float(m.accuracy_ci_low), 4) == 0.2307 and round(float(m.accuracy_ci_high), 4) == 0.8824
     assert m.accuracy_ci_low <= m.accuracy <= m.accuracy_ci_high
     assert bootstrap_ci(7, 7) == (1, 1) and bootstrap_ci(0, 0) is None and bootstrap_ci(0, 9) == (0, 0)
     big = bootstrap_ci(41_000, 100_000)                                # fast at scale, sane width
@@ -523,7 +524,7 @@ def test_files_are_byte_stable_and_long_format(zs_run, capsys):
     assert ["model-x | rules | zs", "difficulty_type", "2/B", "accuracy", ""] in rows
     doc = json.loads(first["scores.json"])
     assert doc["run"]["label"] == "model-x | rules | zs" and "errored" in doc["definitions"]
-    assert doc["scores_version"] == "2"
+    assert doc["scores_version"] == "3"
 
 
 def test_cli_reports_scoring_errors(tmp_path, capsys):
@@ -547,3 +548,60 @@ def test_scoring_does_not_import_its_output_module():
     code = "import sys, mira_math.eval.scoring; print('mira_math.eval.score_output' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+# ------------------------------------------------------------------ issue 23: usage, cost, --out
+
+def with_usage(turn, prompt, completion, reasoning=None):
+    usage = {"prompt_tokens": prompt, "completion_tokens": completion}
+    if reasoning is not None:
+        usage["reasoning_tokens"] = reasoning
+    turn.meta = {"usage": usage}
+    return turn
+
+
+def test_reported_usage_is_summed_and_priced(tmp_path, capsys):
+    from mira_math.eval.results import Prices, run_cost
+
+    ts = [transcript("bay-000000", [with_usage(answer("1/3"), 100, 20, 5)], False, 10.4),
+          transcript("bay-000020", [with_usage(ask("q?"), 120, 10), decline("q?"),
+                                    with_usage(answer("15/17"), 150, 30, 7)], True, 20.8)]
+    (s,) = score([write_run(tmp_path / "r", ts)])
+    m = s.overall
+    assert (m.prompt_tokens, m.completion_tokens, m.reasoning_tokens) == (370, 60, 12)
+    assert m.avg_tokens_used == Fraction(430, 2) and m.usage_coverage == 1
+    assert m.avg_tokens == Fraction("31.2") / 2                       # the estimate keeps its own name
+    prices = Prices.from_options("2", "10", None)
+    assert run_cost(s, prices) == Fraction(370 * 2 + 60 * 10, 10 ** 6)
+    assert main(["score", str(tmp_path / "r"), "--price-in", "2", "--price-out", "10"]) == 0
+    assert "0.0013" in capsys.readouterr().out                       # 1340 / 10^6, rounded
+    (none,) = score([write_run(tmp_path / "n", standard_transcripts())])
+    assert none.overall.prompt_tokens is None and none.overall.avg_tokens_used is None
+    assert run_cost(none, prices) is None                             # n/a, never an estimate
+    assert main(["score", str(tmp_path / "r"), "--price-in", "2"]) == 1
+    assert "--price-in and --price-out go together" in capsys.readouterr().err
+
+
+def test_price_table_file(tmp_path, capsys):
+    from mira_math.eval.results import Prices
+
+    table = tmp_path / "prices.json"
+    table.write_text(json.dumps({"model-x": {"in": 1.5, "out": 6}}))
+    (s,) = score([write_run(tmp_path / "r", standard_transcripts())])
+    assert Prices.from_options(None, None, table).for_run(s).prompt == Fraction(3, 2)
+    table.write_text(json.dumps({"model-x": {"in": "cheap", "out": 6}}))
+    assert main(["score", str(tmp_path / "r"), "--prices", str(table)]) == 1
+    assert "entry 'model-x': field 'in'" in capsys.readouterr().err
+
+
+def test_score_out_and_merged_shards_never_written_into_a_shard(tmp_path, capsys):
+    ts = standard_transcripts()
+    a = write_run(tmp_path / "s0", ts[0::2], shard=[0, 2], selected=3)
+    b = write_run(tmp_path / "s1", ts[1::2], shard=[1, 2], selected=3)
+    assert main(["score", str(a), str(b)]) == 0
+    assert not (a / "scores.json").exists() and not (b / "scores.json").exists()
+    assert "pass --out DIR" in capsys.readouterr().err
+    assert main(["score", str(a), str(b), "--out", str(tmp_path / "merged")]) == 0
+    doc = json.loads((tmp_path / "merged" / "scores.json").read_text())
+    assert doc["run"]["shards"] == ["../s0", "../s1"] and doc["run"]["transcripts"] == 6
+    assert not (a / "scores.json").exists()
