@@ -297,6 +297,7 @@ class RunConfig:
     solver_params: Dict[str, Any] = field(default_factory=dict)
     responder_params: Dict[str, Any] = field(default_factory=dict)
     run_seed: int = RUN_SEED
+    reasoning_history: str = "drop"   # what later turns see of earlier reasoning (game.episode)
     protocol_version: str = PROTOCOL_VERSION
     prompt_hash: str = ""
     dataset_checksum: str = ""
@@ -758,7 +759,7 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
     def make_episode(inst: Instance) -> Episode:
         return Episode(inst, solver=config.solver, responder=config.responder, regime=config.regime,
                        condition=config.condition, ask_first=config.protocol == "ask-first",
-                       run_seed=config.run_seed)
+                       run_seed=config.run_seed, reasoning_history=config.reasoning_history)
 
     started = time.perf_counter()
     try:

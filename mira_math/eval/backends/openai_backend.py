@@ -431,6 +431,11 @@ class OpenAIBackend:
                             "tokens for %s=%d (try --api-max-tokens-param)",
                             resolved_base_url(self.base_url), usage["completion_tokens"],
                             self.max_tokens_param, params.max_tokens)
+        if data.get("error"):   # an error object in a 200 reply: the server's own message
+            err = data["error"]
+            said = err.get("message") if isinstance(err, dict) else err
+            return Completion(error=f"ServerError: HTTP {http.status_code} reply carries an error: {said}",
+                              meta=meta)
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             return Completion(error="EmptyResponse: the reply has no choices", meta=meta)
@@ -438,8 +443,9 @@ class OpenAIBackend:
         message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
         text = message.get("content") if isinstance(message.get("content"), str) else ""
         refusal = message.get("refusal") if isinstance(message.get("refusal"), str) else None
-        return Completion(text=text, finish_reason=choice.get("finish_reason"),
-                          refusal=refusal or None, meta=meta)
+        thought = message.get("reasoning_content", message.get("reasoning"))
+        return Completion(text=text, finish_reason=choice.get("finish_reason"), refusal=refusal or None,
+                          reasoning=thought if isinstance(thought, str) and thought else None, meta=meta)
 
     async def acomplete(self, request: ChatRequest, params: GenParams) -> Completion:
         client, semaphore = await self._loop_client()
