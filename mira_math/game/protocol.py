@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Dict, List, Literal, Optional, Tuple
 
+from mira_math.verifiers.parse import NUMBER_WORDS
+
 PROTOCOL_VERSION = "1.2"
 DECLINE_TEXT = "I do not have that information."
 
@@ -211,16 +213,6 @@ SPEAKER_PREFIXES = ("information holder:", "information holder replies", "user:"
                     "you have no requests left", "<|im_start|>", "<|user|>", "<|start_header_id|>",
                     "<|eot_id|>", "<|im_end|>", "[inst]")
 _LEFT_SUFFIX = " request(s) left."
-# Number words: a value written in words counts as a value (English, German, French, Spanish).
-NUMBER_WORDS = frozenset("""
-zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
-sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred
-thousand million half halves third thirds quarter quarters fourth fourths fifth fifths sixth sixths
-seventh sevenths eighth eighths ninth ninths tenth tenths
-null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf hälfte drittel viertel fünftel
-zéro un une deux trois quatre cinq six sept huit neuf dix onze douze demi moitié tiers quart
-cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce medio mitad tercio cuarto
-quinto""".split())
 _WORD_RE = re.compile(r"[^\W\d_]+")
 
 
