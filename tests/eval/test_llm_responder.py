@@ -358,7 +358,7 @@ def test_fallback_reads_a_broken_replys_quoted_constraint_field():
 @pytest.mark.parametrize("thinking", [
     "<think>The request says congruence 3. It is not vague; I should not decline.</think>\n",
     "<thinking>\nno, not that one... yes congruence 3\n</thinking>",
-    "Checking the request: it does not name two lines.</think>\n\n",     # template opened the block
+    "Checking the request for congruence 3: not two lines.</think>\n\n",   # template opened the block
 ])
 def test_thinking_before_the_json_is_removed_before_parsing(thinking):
     r = postvalidate(LINES, _ok(thinking + _reply()))
