@@ -23,8 +23,10 @@ ActionSource = Literal["marker", "fallback"]
 # "REQUEST: ..." / "ANSWER: ..." at the start of a line, optionally bulleted, quoted or in bold.
 # No two adjacent repetitions can match the same character, so a match attempt is linear in
 # the line's leading run and the whole scan linear in the message.
-_MARKER_RE = re.compile(r"^[ \t>*_#-]*(?:(?:solver|assistant)[ \t*_]*:[ \t*_]*)?(request|answer)[ \t*_]*[:\uff1a]",
-                        re.IGNORECASE | re.MULTILINE)
+# The leading run is taken whole ("(?=(run))(?P=run)": an atomic group), so a failed match never
+# backtracks through it; an optional "Solver:"/"Assistant:" speaker prefix is tolerated.
+_MARKER_RE = re.compile(r"^(?=(?P<lead>[ \t>*_#-]*))(?P=lead)(?:(?:solver|assistant)[ \t*_]*:[ \t*_]*)?"
+                        r"(?P<kind>request|answer)[ \t*_]*[:\uff1a]", re.IGNORECASE | re.MULTILINE)
 _EMPHASIS = ("**", "__")
 # Display blocks an answer may open, with their closing delimiters.
 _DISPLAYS = (("$$", "$$"), ("\\[", "\\]"))
@@ -138,15 +140,19 @@ def _component_lines(lines: List[str], i: int) -> List[str]:
     return items if len(items) > 1 else []
 
 
+def _depth(text: str) -> int:
+    return text.count("(") + text.count("[") - text.count(")") - text.count("]")
+
+
 def _bracket_end(lines: List[str], i: int, text: str) -> Tuple[str, int]:
     """A tuple whose bracket opens on line ``i`` and closes on a later line reads through
     to that line; a bracket that never closes is left as it is (the verifier rejects it)."""
-    depth = sum(1 if ch in "([" else -1 if ch in ")]" else 0 for ch in text)
+    depth = _depth(text)
     if depth <= 0:
         return text, i
     parts, j = [text], i + 1
     while j < len(lines) and depth > 0:
-        depth += sum(1 if ch in "([" else -1 if ch in ")]" else 0 for ch in lines[j])
+        depth += _depth(lines[j])
         parts.append(lines[j].strip())
         j += 1
     if depth > 0:
@@ -175,7 +181,7 @@ def _parse_visible(message: object) -> Action:
         return _fallback(message)
     line_end = message.find("\n", last.end())
     line_end = len(message) if line_end < 0 else line_end
-    kind, rest = last.group(1).lower(), _strip_emphasis(message[last.end():line_end])
+    kind, rest = last.group("kind").lower(), _strip_emphasis(message[last.end():line_end])
     lines = message[last.start():].splitlines()
     i = 0
     if kind == "request":
@@ -212,15 +218,15 @@ SPEAKER_PREFIXES = ("information holder:", "information holder replies", "user:"
                     "system:", "holder:", "responder:", "your message had no action line",
                     "you have no requests left", "<|im_start|>", "<|user|>", "<|start_header_id|>",
                     "<|eot_id|>", "<|im_end|>", "[inst]")
-_LEFT_SUFFIX = " request(s) left."
-_WORD_RE = re.compile(r"[^\W\d_]+")
+
+
+_VALUE_RE = re.compile(r"\d|\b(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\b",
+                       re.IGNORECASE)
 
 
 def states_value(text: str) -> bool:
-    """Whether ``text`` states a value: a digit, or a number word."""
-    if any(ch.isdigit() for ch in text):
-        return True
-    return any(m.group(0).lower() in NUMBER_WORDS for m in _WORD_RE.finditer(text))
+    """Whether ``text`` states a value: a digit, or a number word (one scan)."""
+    return _VALUE_RE.search(text) is not None
 
 
 def split_reasoning(text: str) -> Tuple[str, Optional[str]]:
@@ -259,25 +265,28 @@ def split_reasoning(text: str) -> Tuple[str, Optional[str]]:
     return "".join(visible), "\n\n".join(t.strip() for t in thoughts)
 
 
-def _speaks_for_another(line: str) -> bool:
-    s = line.strip().lstrip("*_># \t").lower()
-    if s.startswith(SPEAKER_PREFIXES):
-        return True
-    head, _, _ = s.partition(" ")
-    return head.isdigit() and s.rstrip("*_ ").endswith(_LEFT_SUFFIX.strip()) and len(s) < 40
+# One scan for the first line that speaks for another party (leading markdown, then a prefix):
+# no two adjacent repetitions can match the same character, so the search is linear.
+_SPEAKER_RE = re.compile(
+    r"^(?=(?P<lead>[ \t*_>#]*))(?P=lead)(?:" + "|".join(re.escape(p) for p in SPEAKER_PREFIXES)
+    + r"|[0-9]{1,3} request\(s\) left\.)", re.IGNORECASE | re.MULTILINE)
 
 
 def cut_at_other_speaker(text: str) -> Tuple[str, Optional[Dict[str, object]]]:
     """The solver's own part of a message: everything before the first line where it speaks
     for the information holder or the user. Returns the part and the cut (``line``, the
     1-based line number; ``speaker``, that line's start; ``dropped``, the text removed)."""
-    offset = 0
-    for number, line in enumerate(text.split("\n"), start=1):
-        if _speaks_for_another(line):
-            return text[:offset], {"line": number, "speaker": line.strip()[:40],
-                                   "dropped": text[offset:]}
-        offset += len(line) + 1
-    return text, None
+    low = text.lower()   # substring scans first: most messages hold no prefix at all
+    if not any(prefix in low for prefix in SPEAKER_PREFIXES) and "request(s) left." not in low:
+        return text, None
+    m = _SPEAKER_RE.search(text)
+    if m is None:
+        return text, None
+    start = m.start()
+    end = text.find("\n", start)
+    line = text[start:len(text) if end < 0 else end]
+    return text[:start], {"line": text.count("\n", 0, start) + 1, "speaker": line.strip()[:40],
+                          "dropped": text[start:]}
 
 
 @dataclass(frozen=True)
@@ -415,6 +424,7 @@ def _fallback(message: str) -> Action:
     """No action line: the last mathematical statement, if it is a ``\\boxed{...}`` (its
     line) or a "final answer" phrase (what it states), is the answer."""
     candidates: List[Tuple[int, str]] = []
+    box_end = len(message)
     phrase = None
     for phrase in _FINAL_RE.finditer(message):
         pass
@@ -435,6 +445,7 @@ def _fallback(message: str) -> Action:
             prev_start, _ = _line_bounds(message, start - 1)
             if _continues(message[prev_start:start - 1]):
                 start = prev_start
+        box_end = end
         if _no_math_after(message[end:stop]):
             candidates.append((stop, message[start:stop].strip()))
         else:
@@ -444,7 +455,9 @@ def _fallback(message: str) -> Action:
     end, text = candidates[-1] if candidates[-1][0] >= candidates[0][0] else candidates[0]  # ties: the box
     if not text or not _no_math_after(message[end:]) or states_value(message[end:]):
         return Action("format_error", "")
-    if "?" in message[end:] or not _unconditional(message, end, text):
+    asks_after = "?" in message[end:] or (text.count("\\boxed") + text.count("\\fbox") > 0
+                                          and "?" in message[box_end:end])
+    if asks_after or not _unconditional(message, end, text):
         return Action("format_error", "")
     return Action("answer", text, "fallback")
 
