@@ -168,7 +168,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         solver=args.solver, responder=args.responder, regime=args.regime,
         condition=args.condition.replace("-", "_"), protocol=args.protocol,
         reasoning_history=args.reasoning_history,
-        solver_params={} if scripted else params.as_dict(),
+        solver_params={} if scripted else getattr(solver, "params", params).as_dict(),
         responder_params={} if args.responder == "rules" else {"temperature": 0.0, "max_tokens": 256},
         selection={"families": args.families, "ids": args.ids, "limit": args.limit,
                    "shard": list(args.shard) if args.shard else None,

@@ -209,6 +209,11 @@ def _after_content(line: str, text: str) -> str:
 
 # ---------------------------------------------------------------- one message, read once
 
+# Stop sequences sent with a solver's request where the backend takes them (vLLM, local
+# OpenAI-compatible servers; not the official OpenAI endpoint, whose reasoning models refuse
+# them): a model stops before it writes the other party's turn. The cut below applies anyway.
+STOP_SEQUENCES = ("\nInformation holder:", "\nUser:", "\nYour message had no action line")
+
 # Reasoning blocks: removed before the action is read, kept in the transcript.
 _REASONING_TAGS = ("think", "thinking", "reasoning")
 # Lines where a solver starts speaking for someone else (the information holder, the user,

@@ -14,7 +14,7 @@ import mira_math
 from mira_math.game.episode import Episode
 from mira_math.game.messages import Completion
 from mira_math.game.prompts import answer_format, initial_conversation, system_prompt
-from mira_math.game.protocol import read_message, split_reasoning
+from mira_math.game.protocol import STOP_SEQUENCES, read_message, split_reasoning
 from mira_math.game.responders.rules import RulesResponder
 from mira_math.generators import registry
 from mira_math.generators.build import make_instance
@@ -295,6 +295,9 @@ def test_a_reasoning_server_end_to_end_through_eval_and_score(inline, tmp_path, 
     # the second request shows the model its own earlier turn without the reasoning
     history = [m["content"] for m in state.bodies[-1]["messages"] if m["role"] == "assistant"]
     assert history == [f"REQUEST: What is {state.slot}?"]
+    assert all(body["stop"] == list(STOP_SEQUENCES) for body in state.bodies)   # a local server
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert "stop" in json.dumps(manifest) and '"reasoning_history": "drop"' in json.dumps(manifest)
     assert main(["score", str(out)]) == 0
     scores = json.loads((out / "scores.json").read_text(encoding="utf-8"))
     assert "1" in json.dumps(scores)
@@ -332,3 +335,18 @@ def test_a_null_content_is_an_empty_reply_not_an_empty_answer():
     assert c.text == "" and c.reasoning == "ANSWER: 1"
     assert read_message(c.text, c.reasoning).action.error == "reasoning_only"
     assert asdict(Completion())["reasoning"] is None
+
+
+def test_stop_sequences_go_where_the_backend_takes_them(monkeypatch):
+    from mira_math.eval.backends.base import ChatRequest, GenParams
+    from mira_math.eval.backends.openai_backend import OpenAIBackend
+    from mira_math.eval.solvers import ModelSolver
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    local = ModelSolver("openai:m", OpenAIBackend("m", base_url="http://127.0.0.1:9/v1"), GenParams())
+    official = ModelSolver("openai:m", OpenAIBackend("m"), GenParams())
+    assert local.params.stop == STOP_SEQUENCES and official.params.stop == ()
+    kwargs = local.backend._kwargs(ChatRequest([{"role": "user", "content": "x"}], 1), local.params)
+    assert kwargs["stop"] == list(STOP_SEQUENCES)
+    assert "stop" not in official.backend._kwargs(ChatRequest([], 1), official.params)
+    assert "stop" not in GenParams().as_dict() and local.params.as_dict()["stop"] == list(STOP_SEQUENCES)

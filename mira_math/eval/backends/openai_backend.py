@@ -319,6 +319,8 @@ class OpenAIBackend:
             kwargs["temperature"] = params.temperature
             kwargs["top_p"] = params.top_p
         kwargs[self.max_tokens_param] = params.max_tokens
+        if params.stop:
+            kwargs["stop"] = list(params.stop)
         if request.json_schema is not None:
             if self._format_now == "json_object":   # llama-cpp-python's server takes this form
                 kwargs["response_format"] = {"type": "json_object", "schema": request.json_schema}
@@ -477,6 +479,12 @@ class OpenAIBackend:
             return asyncio.run(self._complete_all(requests, params))
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
             return pool.submit(asyncio.run, self._complete_all(requests, params)).result()
+
+    @property
+    def supports_stop(self) -> bool:
+        """Local OpenAI-compatible servers take stop sequences; the official endpoint's reasoning
+        models refuse them, so none are sent there."""
+        return not is_official(self.base_url)
 
     def hash_params(self) -> Dict[str, Any]:
         """What shapes the replies besides the decoding parameters: part of the config hash."""
