@@ -1,7 +1,8 @@
 """Solver prompts: zero-shot and four-shot system prompts, the problem message, and the
 fixed feedback messages. Answer-format examples are placeholders (``<an integer n>``), never
-values: a model that copies the example must not copy a gold answer (protocol 1.2). Everything the solver reads comes from here, and
-:func:`prompt_hash` fingerprints it for the run manifest.
+values: a model that copies the example must not copy a gold answer (protocol 1.2).
+Everything the solver reads comes from here, and :func:`prompt_hash` fingerprints it for the
+run manifest.
 
 The four-shot examples are complete dialogues built from instances of the dedicated seed set
 ``fewshot-v1`` (checked disjoint from every evaluation split at run time); their responder

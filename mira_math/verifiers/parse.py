@@ -15,7 +15,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from mira_math.verifiers.exact import Scalar, Value
 
@@ -457,7 +457,8 @@ def _one_statement(text: str) -> None:
     ``=`` (or ``&=``) continues the chain of the line before it."""
     if "\n" not in text:
         return
-    depth, line, stating = 0, [], 0
+    depth, stating = 0, 0
+    line: List[str] = []
     for ch in text + "\n":
         if ch in "([{":
             depth += 1

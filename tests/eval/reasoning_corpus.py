@@ -76,7 +76,8 @@ def _reasoning_forms() -> Dict[str, Form]:
     R, W = right, wrong
     return {
         "think draft disagrees, visible ANSWER right": lambda i: Case(
-            "reasoning", "", i, f"<think>\nFirst try.\nANSWER: {W(i)}\nHmm, recheck.\n</think>\n\nANSWER: {R(i)}", True),
+            "reasoning", "", i,
+            f"<think>\nFirst try.\nANSWER: {W(i)}\nHmm, recheck.\n</think>\n\nANSWER: {R(i)}", True),
         "think draft right, visible ANSWER wrong": lambda i: Case(
             "reasoning", "", i, f"<think>\nANSWER: {R(i)}\n</think>\nANSWER: {W(i)}", False),
         "think draft disagrees, visible boxed right": lambda i: Case(

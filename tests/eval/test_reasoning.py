@@ -110,8 +110,8 @@ def test_documented_forms_of_tuples_and_labels_are_credited():
         names = inst.answer.components
         messages = [
             "ANSWER: (" + ",\n".join(values) + ")",
-            "ANSWER:\n" + "\n".join(f"- {n} = {v}" for n, v in zip(names, values)),
-            "ANSWER:\n" + "\n".join(f"{n} = {v}" for n, v in zip(names, values)),
+            "ANSWER:\n" + "\n".join(f"- {n} = {v}" for n, v in zip(names, values, strict=True)),
+            "ANSWER:\n" + "\n".join(f"{n} = {v}" for n, v in zip(names, values, strict=True)),
             f"Solver: ANSWER: {inst.answer.value}",
         ]
         for message in messages:
