@@ -445,7 +445,7 @@ class OpenAIBackend:
         message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
         text = message.get("content") if isinstance(message.get("content"), str) else ""
         refusal = message.get("refusal") if isinstance(message.get("refusal"), str) else None
-        thought = message.get("reasoning_content", message.get("reasoning"))
+        thought = message.get("reasoning_content", message.get("reasoning")) if isinstance(message, dict) else None
         return Completion(text=text, finish_reason=choice.get("finish_reason"), refusal=refusal or None,
                           reasoning=thought if isinstance(thought, str) and thought else None, meta=meta)
 
