@@ -37,7 +37,7 @@ _CONNECTORS = (":", "\uff1a", "=", "-", "\u2013", "\u2014")   # "final answer" +
 # Words that make a final statement conditional, negated or not yet given: a message with
 # one of them in the sentence that states the answer, or a question after it, asks.
 _NOT_FINAL_WORDS = frozenset("""if were would suppose supposing assume assuming assumed unless
-could might cannot can't couldn't not no never without once whether until provided given need
+could might cannot can't couldn't not no never without once whether until provided need
 needs needed missing unknown know don't doesn't isn't""".split())
 _MAX_BOX = 4000  # a box longer than the verifier reads (2,000 characters) is unbalanced
 

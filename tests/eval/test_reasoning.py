@@ -350,3 +350,8 @@ def test_stop_sequences_go_where_the_backend_takes_them(monkeypatch):
     assert kwargs["stop"] == list(STOP_SEQUENCES)
     assert "stop" not in official.backend._kwargs(ChatRequest([], 1), official.params)
     assert "stop" not in GenParams().as_dict() and local.params.as_dict()["stop"] == list(STOP_SEQUENCES)
+
+
+def test_a_premise_before_the_final_answer_is_not_a_condition():
+    action = read_message("Given P(E) = 2/5, the final answer is \\boxed{1/4}.").action
+    assert action.kind == "answer" and action.source == "fallback"
