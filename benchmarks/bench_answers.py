@@ -11,7 +11,13 @@ Usage: python benchmarks/bench_answers.py [--per-family N] [--mv-sample N] [--re
 2. Worst case of ``verify`` on adversarial 2,000-character inputs and of ``parse_action`` on
    adversarial 100,000-character messages (best of ``--repeat`` runs per input, the maximum over
    inputs; target <= 10 ms each).
-3. If ``math_verify`` is importable (install it in a throwaway environment, never in the
+3. Reasoning models and gaming (issue 21): the corpora of ``tests/eval/reasoning_corpus.py``
+   over all 2,310 release instances (think drafts that agree or disagree with the visible
+   answer, unclosed think blocks, reasoning-only replies; conditional final answers, a dash
+   before the value, text after the answer line, second values in words, hedges, copied format
+   examples, a solver that plays both parts), through ``read_message`` -> ``verify``: per form,
+   how many cases, how many credited, how many judged wrongly.
+4. If ``math_verify`` is importable (install it in a throwaway environment, never in the
    project's: ``python -m venv /tmp/mv && /tmp/mv/bin/pip install math-verify``, then run this
    script with that interpreter and ``PYTHONPATH=.``), its accept rates on a sample of the same
    corpora and its time per answer against ours; else a one-line skip message.
@@ -206,8 +212,27 @@ def main() -> int:
     for inst in corpus.release_instances(1):
         contexts.setdefault((inst.answer.type, inst.family), inst)
     worst_cases(list(contexts.values()), args.repeat)
+    reasoning_rates()
     math_verify_comparison(correct, wrong, args.mv_sample)
     return 0
+
+
+def reasoning_rates() -> None:
+    """Per-form rates of the reasoning and over-credit corpora (all release instances)."""
+    sys.path.insert(0, str(ROOT))
+    from tests.eval import reasoning_corpus as rc
+
+    instances = rc.all_instances()
+    cases = rc.reasoning_cases(instances) + rc.overcredit_cases(instances)
+    t0 = time.perf_counter()
+    table = rc.rates(cases)
+    spent = time.perf_counter() - t0
+    print(f"reasoning and over-credit corpora: {len(cases)} messages over {len(instances)} instances, "
+          f"{1e6 * spent / len(cases):.0f} us each (read_message -> verify)")
+    print(f"  {'corpus: form':78} {'n':>6} {'credited':>9} {'wrong':>6}")
+    for key, row in table.items():
+        print(f"  {key[:78]:78} {row['n']:6d} {row['credited']:9d} {row['wrong']:6d}")
+    print(f"  total judged wrongly: {sum(row['wrong'] for row in table.values())}")
 
 
 if __name__ == "__main__":

@@ -113,31 +113,26 @@ def initial_messages(row: Row, regime: str = "zs", oracle_hint: bool = False) ->
 
 
 def respond(row: Row, request: str, requests_left: Optional[int] = None) -> Dict[str, Any]:
-    """The rules responder's reply to one solver turn. ``request`` is a whole solver message
-    (its last ``REQUEST:`` line counts) or a bare request. Returns ``decision`` (``offer``,
-    ``decline``, or ``format_error`` for a message whose last action line is not a request),
-    ``shown`` (what the solver sees; None for a format error), ``constraint`` (the private line
-    offered), ``canonical`` (whether it states the missing fact) and ``message``: the next user
-    message of the conversation (with the budget line when ``requests_left`` is given)."""
+    """The rules responder's reply to one solver turn, read exactly as ``mira-math eval``
+    reads it (:func:`mira_math.game.protocol.read_message`: reasoning blocks removed, the
+    message cut where it speaks for the information holder, then its last action line).
+    Returns ``decision`` (``offer``, ``decline``, or ``format_error`` for a message whose
+    action is not a request: no action line, an empty reply, an answer), ``shown`` (what the
+    solver sees; None for a format error), ``constraint`` (the private line offered),
+    ``canonical`` (whether it states the missing fact) and ``message``: the next user message
+    of the conversation (with the budget line when ``requests_left`` is given)."""
     from mira_math.game.prompts import FORMAT_ERROR_TEMPLATE, REPLY_TEMPLATE, reply_message
-    from mira_math.game.protocol import parse_action
+    from mira_math.game.protocol import read_message
     from mira_math.game.responders.base import ResponderTurn
     from mira_math.game.responders.rules import decide
 
     inst = instance(row)
-    action = parse_action(request)
-    if action.kind == "request":
-        text = action.text
-    elif action.kind == "format_error" and isinstance(request, str) and request.strip() \
-            and "\n" not in request.strip():
-        text = request.strip()          # a bare one-line request
-    else:
-        text = None
-    if text is None:
+    action = read_message(request).action
+    if action.kind != "request":
         out: Dict[str, Any] = {"decision": "format_error", "shown": None, "constraint": None,
                                "canonical": False}
     else:
-        result = decide(ResponderTurn(list(inst.responder), text, inst.family, 0))
+        result = decide(ResponderTurn(list(inst.responder), action.text, inst.family, 0))
         constraint = result.quoted_constraint if result.decision == "offer" else None
         out = {"decision": result.decision, "shown": result.shown, "constraint": constraint,
                "canonical": constraint in {h.constraint for h in inst.hints}}
@@ -150,28 +145,33 @@ def respond(row: Row, request: str, requests_left: Optional[int] = None) -> Dict
 
 
 def extract_answer(message: object) -> Optional[str]:
-    """The final answer a solver message gives: the text of its last action line when that
-    line is ``ANSWER:`` (the protocol's own parser), else None."""
-    from mira_math.game.protocol import parse_action
+    """The final answer a solver message gives, as ``mira-math eval`` reads it: the answer of
+    its last ``ANSWER:`` line, or with no action line a closing ``\\boxed{}`` / "final answer"
+    statement; None for a request, a message without an answer, or an empty reply. Text after
+    the answer that states another value is kept with it, so the verifier rejects both."""
+    from mira_math.game.protocol import read_message
 
-    action = parse_action(message)
+    action = read_message(message).action
     return action.text if action.kind == "answer" else None
 
 
 def verify(row: Row, text: Optional[str]):
     """The full verdict (``correct``, ``expected``, ``parsed``, ``reason``) on a final answer
-    (``"3/7"``) or a whole solver message (its ``ANSWER:`` line is read). A message whose last
-    action line is a request, or None, is judged as no answer."""
-    from mira_math.game.protocol import parse_action
+    (``"3/7"``) or a whole solver message (its answer is read as :func:`extract_answer`
+    reads it). A message whose action is a request, an empty reply, or None is judged as no
+    answer; text that is not a message with an action is judged as an answer itself."""
+    from mira_math.game.protocol import read_message
     from mira_math.verifiers import Verdict
     from mira_math.verifiers import verify as verify_instance
 
     inst = instance(row)
     if text is None:
         return Verdict(False, inst.answer.value, None, "no answer")
-    action = parse_action(text)
+    action = read_message(text).action
     if action.kind == "request":
         return Verdict(False, inst.answer.value, None, "no answer: the message ends with a request")
+    if action.error is not None:
+        return Verdict(False, inst.answer.value, None, f"no answer: {action.error} reply")
     return verify_instance(inst, action.text if action.kind == "answer" else text)
 
 

@@ -191,8 +191,11 @@ def test_respond_offers_the_named_slot_and_declines_vague_requests(tmp_path):
     offer = mira_math.respond(row, f"I think I need it.\nREQUEST: What is {hint.slot}?", 2)
     assert offer["decision"] == "offer" and offer["shown"] == hint.constraint and offer["canonical"]
     assert offer["message"] == f"Information holder: {hint.constraint}\n2 request(s) left."
+    # a one-line message without REQUEST: is what eval makes of it: a format error (issue 21)
     bare = mira_math.respond(row, f"What is {hint.slot}?")
-    assert bare["shown"] == hint.constraint and bare["message"] == f"Information holder: {hint.constraint}"
+    assert bare["decision"] == "format_error" and bare["shown"] is None
+    plain = mira_math.respond(row, f"REQUEST: What is {hint.slot}?")
+    assert plain["shown"] == hint.constraint and plain["message"] == f"Information holder: {hint.constraint}"
     vague = mira_math.respond(row, "REQUEST: Can you tell me the missing information?", 0)
     assert vague["decision"] == "decline" and vague["constraint"] is None
     assert vague["shown"] == "I do not have that information."

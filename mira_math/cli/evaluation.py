@@ -173,8 +173,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         solver=args.solver, responder=args.responder, regime=args.regime,
         condition=args.condition.replace("-", "_"), protocol=args.protocol,
         solver_params={} if scripted else ({"temperature": args.temperature}
-                                           if args.solver in SAMPLING_SOLVERS else params.as_dict()),
-        run_seed=args.seed, epochs=args.epochs,
+                                           if args.solver in SAMPLING_SOLVERS
+                                           else getattr(solver, "params", params).as_dict()),
+        run_seed=args.seed, epochs=args.epochs, reasoning_history=args.reasoning_history,
         responder_params={} if args.responder == "rules" else {"temperature": 0.0, "max_tokens": 256},
         selection={"families": args.families, "ids": args.ids, "limit": args.limit,
                    "shard": list(args.shard) if args.shard else None,
@@ -323,6 +324,9 @@ def add_commands(sub) -> None:
                    help="oracle-hint: the canonical fact is given up front, no responder")
     e.add_argument("--protocol", choices=["paper", "ask-first"], default="paper",
                    help="ask-first: the reference implementation's loop (ask, then answer after the first offer)")
+    e.add_argument("--reasoning-history", choices=["drop", "keep"], default="drop",
+                   help="what later turns see of a reasoning model's earlier thinking: drop (the "
+                        "chat-template convention) or keep (as a <think> block); recorded in the config hash")
     src = e.add_mutually_exclusive_group()
     src.add_argument("--config", metavar="NAME", help="a dataset config (all, type_a, type_b, a family)")
     src.add_argument("--data", type=Path, metavar="FILE|DIR", help="a JSONL file or a release folder")

@@ -20,6 +20,7 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mira_math.eval.backends.base import ChatRequest, Completion, Conversation, GenParams
+from mira_math.game.protocol import split_reasoning
 from mira_math.game.responders.base import ResponderResult, ResponderTurn, decline, match_constraint
 
 log = logging.getLogger(__name__)
@@ -133,7 +134,10 @@ _OFFER_SIGNAL = re.compile(
 _NEGATION = re.compile(
     r"""decline|refus|["']?has_exact_match["']?\s*[:=]\s*["']?false\b|\bno\b|\bnot\b|n't\b|n’t\b"""
     r"""|\bcannot\b|\bunable\b|\bnever\b|\bnone\b|\bnothing\b|\bsorry\b|\bapolog|\bwithout\b"""
-    r"""|\bshould\s+not\b|\bwill\s+not\b|\bmay\s+not\b|\bmust\s+not\b|\bdo\s+not\b""",
+    r"""|\bshould\s+not\b|\bwill\s+not\b|\bmay\s+not\b|\bmust\s+not\b|\bdo\s+not\b"""
+    # conditionals and refusal verbs: "I would offer ... only if ...", "so I withhold it"
+    r"""|\bif\b|\bunless\b|\bwould\b|\bcould\b|\bmight\b|\bwithh[eo]ld|\bhold(?:s|ing)?\s+back\b"""
+    r"""|\bkeep(?:s|ing)?\b|\bkept\b|\bden(?:y|ies|ied)\b|\breject|\bwithdraw|\brather\b""",
     re.IGNORECASE)
 _KEYED_LINE = re.compile(r"\s*(?:[-*•]\s*)?(?:(?:I\s+)?offer(?:ing)?\s*[:=]?\s*"
                          r"|[\"']?(?:quoted_constraint|quote|constraint)[\"']?\s*[:=]\s*)?", re.IGNORECASE)
@@ -188,10 +192,11 @@ FALLBACK_MAX_CHARS = 4000
 
 
 def fallback_offer(constraints: Sequence[str], raw: str) -> Optional[str]:
-    """Recover an offer from unparseable output only when the raw text holds exactly one
-    private line verbatim as a whole line or quoted token, holds no other private line
-    anywhere, signals an offer, and contains no negation or decline anywhere outside that
-    line ("No offer", "I'm unable to offer", "I shouldn't", "cannot", "won't", ...).
+    """Recover an offer from unparseable output only when the raw text (its visible part:
+    reasoning blocks are removed first) holds exactly one private line verbatim as a whole
+    line or quoted token, holds no other private line anywhere, signals an offer, and
+    contains no negation, conditional or refusal verb anywhere outside that line ("No
+    offer", "I'm unable to offer", "I would offer ... only if", "so I withhold it", ...).
     Returns the private line, else None: a fabricated ``Offer: P(H) = 1/27`` recovers nothing."""
     if not isinstance(raw, str) or not raw.strip() or len(raw) > FALLBACK_MAX_CHARS:
         return None
@@ -220,15 +225,22 @@ def postvalidate(constraints: Sequence[str], completion: Completion) -> Responde
     if completion.finish_reason == "content_filter":
         return decline(["content filter: finish_reason=content_filter"], raw=raw, meta=meta)
 
-    parsed, parse_error = parse_reply(raw)
+    visible, thinking = split_reasoning(raw)   # a reasoning model thinks before its JSON
+    if thinking is not None:
+        meta["reasoning"] = thinking
+    if completion.reasoning:
+        meta["reasoning"] = completion.reasoning
+    parsed, parse_error = parse_reply(visible)
     if parse_error is not None:
-        line = fallback_offer(constraints, raw)
+        line = fallback_offer(constraints, visible)
         if line is not None:
             log.info("llm responder: JSON unparseable, raw-text fallback recovered an offer")
             meta["fallback"] = "raw_text_offer"
             return ResponderResult("offer", line, raw=raw, parsed=None,
                                    errors=[parse_error, "fallback: offer recovered from raw text"],
                                    meta=meta)
+        log.info("llm responder: JSON unparseable and no explicit offer in the text: declined (%s)",
+                 parse_error)
         return decline([parse_error], raw=raw, meta=meta)
 
     problems = schema_errors(parsed)

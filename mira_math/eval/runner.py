@@ -298,6 +298,7 @@ class RunConfig:
     responder_params: Dict[str, Any] = field(default_factory=dict)
     run_seed: int = RUN_SEED
     epochs: int = 1                   # samples per instance (--epochs); seeds from epoch_seed
+    reasoning_history: str = "drop"   # what later turns see of earlier reasoning (game.episode)
     protocol_version: str = PROTOCOL_VERSION
     prompt_hash: str = ""
     dataset_checksum: str = ""
@@ -792,7 +793,8 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
         inst, epoch = item
         episode = Episode(inst, solver=config.solver, responder=config.responder, regime=config.regime,
                           condition=config.condition, ask_first=config.protocol == "ask-first",
-                          run_seed=epoch_seed(config.run_seed, epoch))
+                          run_seed=epoch_seed(config.run_seed, epoch),
+                          reasoning_history=config.reasoning_history)
         episode.epoch = epoch  # type: ignore[attr-defined]
         return episode
 

@@ -11,12 +11,13 @@ upper bound and an end-to-end check), ``noask`` (answers 0 at once: a lower boun
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Dict, List, Optional, Sequence
 
 from mira_math.eval.backends.base import ChatBackend, ChatRequest, Completion, GenParams
 from mira_math.eval.backends.registry import capabilities_of, make_backend
 from mira_math.game.messages import RUN_SEED, SolverCall, request_seed
+from mira_math.game.protocol import STOP_SEQUENCES
 from mira_math.generators import registry
 from mira_math.generators.schema import Instance
 from mira_math.verifiers.exact import canonical
@@ -25,6 +26,8 @@ class ModelSolver:
     """A solver backed by a chat model: the conversation goes to the backend as is."""
 
     def __init__(self, spec: str, backend: ChatBackend, params: GenParams):
+        if not params.stop and getattr(backend, "supports_stop", False):
+            params = replace(params, stop=STOP_SEQUENCES)   # one speaker per message
         self.name, self.backend, self.params = spec, backend, params
 
     def generate(self, calls: Sequence[SolverCall]) -> List[Completion]:

@@ -15,10 +15,19 @@ from mira_math.game.transcript import ResponderTurn, SolverTurn, Transcript, est
 from mira_math.generators.schema import Instance
 from mira_math.verifiers import verify
 
+# What later turns see of a solver's earlier reasoning: "drop" (the chat-template convention
+# of reasoning models: only the visible answer goes back into the conversation) or "keep"
+# (the reasoning goes back as a <think> block before the visible text).
+REASONING_HISTORY = ("drop", "keep")
+
 
 class Episode:
     def __init__(self, inst: Instance, *, solver: str, responder: str, regime: str,
-                 condition: str = "standard", ask_first: bool = False, run_seed: int = RUN_SEED):
+                 condition: str = "standard", ask_first: bool = False, run_seed: int = RUN_SEED,
+                 reasoning_history: str = "drop"):
+        if reasoning_history not in REASONING_HISTORY:
+            raise ValueError(f"reasoning_history {reasoning_history!r}: use one of {REASONING_HISTORY}")
+        self.reasoning_history = reasoning_history
         oracle = condition == "oracle_hint"
         self.inst, self.ask_first, self.run_seed = inst, ask_first, run_seed
         self.state = protocol.start(0 if oracle else inst.budget)
@@ -50,7 +59,9 @@ class Episode:
             cut = "refusal"
         elif completion.finish_reason == "length":   # cut off: never parsed as a whole request
             cut = "truncated"
-        action = protocol.Action("format_error", "") if cut else protocol.parse_action(completion.text)
+        reading = protocol.read_message(completion.text, completion.reasoning)
+        action = protocol.Action("format_error", "") if cut else reading.action
+        cut = cut or action.error
         if self.ask_first and action.kind == "answer" and not self._asked() and not self.state.final_turn:
             action = protocol.Action("format_error", "")   # ask-first protocol: answer too early
         before = self.state
@@ -58,10 +69,12 @@ class Episode:
             raw=completion.text, action=action.kind, content=action.text,
             final_turn=before.final_turn, finish_reason=completion.finish_reason,
             meta=completion.meta, format_error=cut, refusal=completion.refusal,
-            answer_source=action.source if action.kind == "answer" else None))
+            answer_source=action.source if action.kind == "answer" else None,
+            reasoning=reading.reasoning, reasoning_tokens=_reasoning_tokens(completion.meta),
+            speaker_cut=reading.cut))
         if action.kind == "answer":
             self.transcript.answer_source = action.source
-        self.conversation = self.conversation + [{"role": "assistant", "content": completion.text}]
+        self.conversation = self.conversation + [{"role": "assistant", "content": self._history(reading)}]
         self.state = protocol.after_solver(before, action)
         self._turn += 1
         if self.state.done:
@@ -89,6 +102,14 @@ class Episode:
             self.state = protocol.DialogueState(**{**self.state.__dict__, "final_turn": True})
         self._tell(result.shown)
 
+    def _history(self, reading: protocol.Reading) -> str:
+        """What the conversation keeps of a solver turn: its own visible part (before any cut),
+        with its reasoning as a <think> block in front when ``reasoning_history`` is "keep"."""
+        visible = reading.visible.strip()
+        if self.reasoning_history == "keep" and reading.reasoning:
+            return f"<think>\n{reading.reasoning}\n</think>\n\n{visible}"
+        return visible
+
     def _asked(self) -> bool:
         return any(getattr(t, "role", "") == "responder" for t in self.transcript.turns)
 
@@ -115,3 +136,9 @@ class Episode:
         t.tokens_est = estimate_tokens([turn.raw if turn.role == "solver" else turn.shown
                                         for turn in t.turns])  # solver and responder messages
         t.wall_s = round(time.perf_counter() - self._started, 6)
+
+
+def _reasoning_tokens(meta: dict) -> Optional[int]:
+    usage = meta.get("usage") if isinstance(meta, dict) else None
+    value = usage.get("reasoning_tokens") if isinstance(usage, dict) else None
+    return value if isinstance(value, int) else None

@@ -38,6 +38,7 @@ class Completion:
     text: str = ""
     finish_reason: Optional[str] = None      # "stop", "length", "refusal", ...
     refusal: Optional[str] = None            # OpenAI structured-output refusal text
+    reasoning: Optional[str] = None          # the server's reasoning field (never read for actions)
     error: Optional[str] = None              # set when the backend failed after retries
     meta: Dict[str, Any] = field(default_factory=dict)  # request id, system_fingerprint, usage, latency
 

@@ -1,6 +1,8 @@
 """Solver prompts: zero-shot and four-shot system prompts, the problem message, and the
-fixed feedback messages. Everything the solver reads comes from here, and
-:func:`prompt_hash` fingerprints it for the run manifest.
+fixed feedback messages. Answer-format examples are placeholders (``<an integer n>``), never
+values: a model that copies the example must not copy a gold answer (protocol 1.2).
+Everything the solver reads comes from here, and :func:`prompt_hash` fingerprints it for the
+run manifest.
 
 The four-shot examples are complete dialogues built from instances of the dedicated seed set
 ``fewshot-v1`` (checked disjoint from every evaluation split at run time); their responder
@@ -48,7 +50,9 @@ the problem's notation.
 - You have a budget of requests. A message without an action line counts as a request. When \
 the budget is spent you get one last turn, in which only ANSWER counts.
 - You may answer at any time, and may keep asking after a reply while requests remain.
-- Give the exact value: integers or reduced fractions such as 10/37, never decimals."""
+- Give the exact value: an integer or a reduced fraction p/q, never a decimal.
+- Write only your own turn: never write the information holder's reply or the next user \
+message."""
 
 _PROBLEM = """\
 {context}
@@ -81,10 +85,10 @@ def answer_format(inst: Instance) -> str:
         return (f"ANSWER: ({names}) = (...), exact values in that order, "
                 f"e.g. ANSWER: ({names}) = ({', '.join(['...'] * len(inst.answer.components))})")
     if kind == "cell":
-        return "ANSWER: 0 or ANSWER: 1"
+        return "ANSWER: <0 or 1>"
     if kind == "int":
-        return "ANSWER: <an integer>, e.g. ANSWER: -12"
-    return "ANSWER: <an exact reduced fraction or integer>, e.g. ANSWER: 10/37"
+        return "ANSWER: <an integer n>"
+    return "ANSWER: <an exact reduced fraction p/q, or an integer>"
 
 
 def problem_message(inst: Instance, oracle_hint: bool = False) -> str:

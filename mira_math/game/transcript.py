@@ -23,10 +23,18 @@ class SolverTurn:
     meta: Dict[str, Any] = field(default_factory=dict)
     answer_source: Optional[str] = None  # an answer's source: "marker" (ANSWER: line) or "fallback"
     role: str = "solver"
-    # why this turn is a format error when it is not the text's fault: "truncated" (cut off by
-    # the token limit, finish_reason "length") or "refusal" (the model's refusal, in ``refusal``)
+    # why this turn is a format error when it is not a missing action line: "truncated" (cut
+    # off by the token limit, finish_reason "length"), "refusal" (the model's refusal, in
+    # ``refusal``), "empty" (no text) or "reasoning_only" (reasoning but no visible text)
     format_error: Optional[str] = None
     refusal: Optional[str] = None
+    # reasoning models: the thinking (inline <think> blocks and the server's reasoning field),
+    # never read for an action; the reasoning tokens the server reported, if it did
+    reasoning: Optional[str] = None
+    reasoning_tokens: Optional[int] = None
+    # where the message was cut because it began speaking for the information holder or the
+    # user: {"line": 1-based line, "speaker": that line's start, "dropped": the text removed}
+    speaker_cut: Optional[Dict[str, Any]] = None
 
 
 @dataclass

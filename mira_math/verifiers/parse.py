@@ -15,7 +15,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from mira_math.verifiers.exact import Scalar, Value
 
@@ -67,7 +67,29 @@ between within range plus minus times divided over percent percentage per cent s
 cubed power log ln exp thousand thousands million billion hundred dozen half halves quarter quarters
 third thirds mod modulo congruent isn aren wasn doesn don vs versus updated revised respectively
 none undefined infinity inf nan disregard ignore scratch retract negative reciprocal
-inverse twice double triple square cube opposite complement negated""".split())
+inverse twice double triple square cube opposite complement negated think thought believe seems
+seem suppose assume guessing hmm
+oder vielleicht wahrscheinlich ungefähr ungefaehr etwa nicht kein keine aber eher bzw
+beziehungsweise glaube denke vermutlich möglicherweise korrigiert falsch nein sonst
+ou peut probablement environ pas sinon plutôt crois pense presque faux corrigé non
+quizás quizá quizas quiza vez probablemente aproximadamente cerca creo pienso pero sino
+incorrecto corregido no
+forse oppure probabilmente penso credo""".split())
+# Number words: a value written in words is a value (for the two-values rule), so a text
+# with one is never one exact value (English, German, French, Spanish).
+NUMBER_WORDS = frozenset("""
+zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety
+half halves third thirds quarter quarters fourth fourths fifth fifths sixth sixths seventh
+sevenths eighth eighths ninth ninths tenth tenths
+null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf hälfte drittel viertel
+fünftel zéro un une deux trois quatre cinq six sept huit neuf dix onze douze demi moitié tiers
+quart cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce medio mitad tercio
+cuarto quinto""".split())
+# A list bullet or dash before a value, set off from it by whitespace, is punctuation: "- 32"
+# and "— 32" read as 32. Attached to the number it is a sign ("-32", "—32"); U+2212 MINUS
+# SIGN is a sign spaced or not.
+_BULLETS = "-*\u2022\u2010\u2011\u2012\u2013\u2014\u2015"
 # LaTeX relations other than '=' (and the negation prefix \not), and commands that make an
 # expression of a value (\pm, \infty, dots), anywhere.
 _RELATION_COMMANDS = frozenset("""
@@ -77,7 +99,7 @@ succeq precsim succsim in notin ni subset supset subseteq supseteq to rightarrow
 leftarrow Leftarrow leftrightarrow iff implies mapsto longrightarrow Longrightarrow coloneqq
 eqqcolon triangleq stackrel overset underset not nless ngtr nleq ngeq ncong nsim parallel perp
 nmid vdash models bowtie pm mp infty dots ldots cdots vdots ddots""".split())
-_WORD_RE = re.compile(r"[A-Za-z]+")
+_WORD_RE = re.compile(r"[^\W\d_]+")   # words in any script: hedges in other languages
 _COMMAND_RE = re.compile(r"\\([A-Za-z]+)")
 _INEXACT = ("...", "e+", "E+")
 # Commands that may appear in a label (a name, never a number): Greek letters and fonts.
@@ -279,6 +301,8 @@ def _rejections(text: str) -> None:
         word = m.group(0).lower()
         if word in _HEDGE_WORDS or (word == "t" and text[m.start() - 2:m.start()] == "n'"):
             raise Unreadable(f"a hedge, correction or quantity word ({m.group(0)!r})")
+        if word in NUMBER_WORDS:
+            raise Unreadable(f"a value in words ({m.group(0)!r})")
     for m in _COMMAND_RE.finditer(text):
         if m.group(1) in _RELATION_COMMANDS:
             raise Unreadable(f"a relation or operator other than '=' ({m.group(0)!r})")
@@ -389,8 +413,10 @@ def _prepare(text: object, ctx: AnswerContext, tuple_answer: bool, names: Sequen
         raise Unreadable(f"answer is {type(text).__name__}, not text")
     if len(text) > MAX_LENGTH:
         raise Unreadable(f"answer longer than {MAX_LENGTH} characters")
+    text = _leading_bullet(text)
     text = _check_characters(text, ctx)
     text = _latex(text)
+    _one_statement(text)
     if ctx.modulus is not None:
         text = _take_modulus(text, ctx)
     _rejections(text)
@@ -415,6 +441,42 @@ def _prepare(text: object, ctx: AnswerContext, tuple_answer: bool, names: Sequen
 
 
 # ---------------------------------------------------------------- labels
+
+def _leading_bullet(text: str) -> str:
+    """``- 32``, ``— 32``, ``• 32``: a bullet or dash set off by whitespace from the number is
+    punctuation. Before anything but a digit it stays (``- \\boxed{3}`` is a sign outside a box)."""
+    s = text.lstrip()
+    if len(s) > 1 and s[0] in _BULLETS and s[1] in " \t\n" and s[1:].lstrip()[:1].isdigit():
+        return s[1:]
+    return text
+
+
+def _one_statement(text: str) -> None:
+    """Two lines that each state a value, outside any bracket, are two statements: "1/4" and
+    a correction, a second answer or a list item on the next line. A line that starts with
+    ``=`` (or ``&=``) continues the chain of the line before it."""
+    if "\n" not in text:
+        return
+    depth, stating = 0, 0
+    line: List[str] = []
+    for ch in text + "\n":
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        if ch == "\n" and depth <= 0:
+            piece = "".join(line).strip()
+            line = []
+            if not piece or piece.lstrip("& ").startswith("="):
+                continue
+            if any(c.isdigit() for c in piece) or any(
+                    m.group(0).lower() in NUMBER_WORDS for m in _WORD_RE.finditer(piece)):
+                stating += 1
+                if stating > 1:
+                    raise Unreadable("two statements of a value on separate lines")
+            continue
+        line.append(ch)
+
 
 def _is_label(text: str) -> bool:
     """A name, never a value: letters, Greek and font commands, subscripts and indices
@@ -448,7 +510,8 @@ def _is_label(text: str) -> bool:
             i += 1
             continue
         if ch in "([{":
-            is_index = ch != "{" and (prev.isalnum() or prev in ")]}'")
+            # a(7), u[2][1], and a LaTeX subscript group u_{2,1} are indices of a name
+            is_index = (ch != "{" and (prev.isalnum() or prev in ")]}'")) or (ch == "{" and prev == "_")
             stack.append(is_index)
             index_depth += is_index
         elif ch in ")]}":

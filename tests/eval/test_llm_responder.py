@@ -351,3 +351,41 @@ def test_fallback_reads_a_broken_replys_quoted_constraint_field():
     assert fallback_offer(lines, "{'type': offer, quoted_constraint: P(H) = 1/2") == "P(H) = 1/2"
     assert fallback_offer(lines, '{"type": "offer", "quoted_constraint": "P(H) = 1/2",') == "P(H) = 1/2"
     assert fallback_offer(lines, "{'type': offer, quoted_constraint: P(H) = 1/27") is None
+
+
+# -- reasoning models as responders, prose declines (issue 21) ---------------------------------
+
+@pytest.mark.parametrize("thinking", [
+    "<think>The request says congruence 3. It is not vague; I should not decline.</think>\n",
+    "<thinking>\nno, not that one... yes congruence 3\n</thinking>",
+    "Checking the request for congruence 3: not two lines.</think>\n\n",   # template opened the block
+])
+def test_thinking_before_the_json_is_removed_before_parsing(thinking):
+    r = postvalidate(LINES, _ok(thinking + _reply()))
+    assert (r.decision, r.quoted_constraint) == ("offer", C1) and r.errors == []
+    assert "congruence 3" in r.meta["reasoning"]
+
+
+def test_server_reasoning_field_is_kept_and_never_parsed():
+    r = postvalidate(LINES, _ok(_reply(type_="decline", match=False, quote=""),
+                                reasoning=f'I could offer "{C1}".'))
+    assert r.decision == "decline" and r.meta["reasoning"].startswith("I could offer")
+
+
+@pytest.mark.parametrize("raw", [
+    f'I would offer "{C1}" only if the request named it exactly.',
+    f'The request names "{C1}", so I withhold it.',
+    f'If the solver had asked for congruence 3 I would offer "{C1}".',
+    f'I keep "{C1}" private: offering it is against the rules.',
+    f'I deny the offer of "{C1}".',
+    f'<think>I will offer it</think>Could offer "{C1}".',
+])
+def test_prose_declines_are_never_offers(raw):
+    r = postvalidate(LINES, _ok(raw))
+    assert r.decision == "decline" and r.quoted_constraint is None
+    assert r.errors and r.errors[0].startswith("json parse error")
+
+
+def test_negation_inside_thinking_does_not_block_an_explicit_offer():
+    r = postvalidate(LINES, _ok(f'<think>not C2, that is not asked</think>Offer: "{C1}"'))
+    assert (r.decision, r.quoted_constraint) == ("offer", C1)

@@ -12,7 +12,7 @@ from mira_math.verifiers import verify_answer
 from mira_math.verifiers.parse import AnswerContext
 
 README = Path(__file__).resolve().parents[2] / "mira_math" / "verifiers" / "README.md"
-ROW = re.compile(r"^\| (?P<form>[^|]+?) \| (?P<text>`[^`]*`|\*\([^)]*\)\*) \| (?P<type>[^|]+?) \| "
+ROW = re.compile(r"^\| (?P<form>[^|]+?) \| (?P<text>`[^`]*`(?: \+ `[^`]*`)*|\*\([^)]*\)\*) \| (?P<type>[^|]+?) \| "
                  r"(?P<expected>[^|]+?) \| (?P<ok>yes|no) \|$")
 
 
@@ -24,7 +24,9 @@ def _rows():
         if m:
             row = {k: v.replace("\u0000", "|") for k, v in m.groupdict().items()}
             text = row["text"]
-            row["text"] = "1" * 2001 if text.startswith("*(") else text[1:-1]
+            # `a` + `b`: two lines of one answer (a table cell holds no line break)
+            row["text"] = ("1" * 2001 if text.startswith("*(")
+                           else "\n".join(text[1:-1].split("` + `")))
             rows.append(row)
     return rows
 
@@ -65,3 +67,39 @@ def test_form(row):
     if verdict.correct:
         assert verdict.reason == "correct"
         assert verdict.parsed is not None
+
+
+MESSAGE_ROW = re.compile(r"^\| (?P<form>[^|]+?) \| `(?P<text>[^`]*)` \| (?P<type>[^|]+?) \| "
+                         r"(?P<expected>[^|]+?) \| (?P<action>request|answer|format_error) \| (?P<ok>yes|no) \|$")
+
+
+def _message_rows():
+    rows = []
+    for line in README.read_text(encoding="utf-8").splitlines():
+        m = MESSAGE_ROW.match(line.replace("\\|", "\u0000"))
+        if m:
+            row = {k: v.replace("\u0000", "|") for k, v in m.groupdict().items()}
+            row["text"] = row["text"].replace("\u23ce", "\n")
+            rows.append(row)
+    return rows
+
+
+MESSAGE_ROWS = _message_rows()
+
+
+def test_message_table_is_there():
+    assert len(MESSAGE_ROWS) >= 30
+    assert {r["action"] for r in MESSAGE_ROWS} == {"request", "answer", "format_error"}
+
+
+@pytest.mark.parametrize("row", MESSAGE_ROWS, ids=[r["form"] for r in MESSAGE_ROWS])
+def test_message_form(row):
+    from mira_math.game.protocol import read_message
+
+    answer_type = row["type"]
+    names = ["q0", "q1", "q2"] if answer_type == "tuple" else []
+    action = read_message(row["text"]).action
+    assert action.kind == row["action"], action
+    credited = action.kind == "answer" and verify_answer(
+        Answer(answer_type, row["expected"], names), action.text).correct
+    assert credited is (row["ok"] == "yes"), action

@@ -4,7 +4,7 @@ backends, a single async call that the sliding-window scheduler uses."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Protocol, Sequence, runtime_checkable
+from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
 from mira_math.game.messages import Completion, Conversation, Message
 
@@ -19,9 +19,14 @@ class GenParams:
     temperature: float = 0.0
     max_tokens: int = 1024
     top_p: float = 1.0
+    stop: Tuple[str, ...] = ()     # stop sequences, sent where the backend takes them
 
     def as_dict(self) -> Dict[str, Any]:
-        return {"temperature": self.temperature, "max_tokens": self.max_tokens, "top_p": self.top_p}
+        out: Dict[str, Any] = {"temperature": self.temperature, "max_tokens": self.max_tokens,
+                               "top_p": self.top_p}
+        if self.stop:   # only when set, so the config hash of runs without them is unchanged
+            out["stop"] = list(self.stop)
+        return out
 
 
 @dataclass(frozen=True)

@@ -319,6 +319,8 @@ class OpenAIBackend:
             kwargs["temperature"] = params.temperature
             kwargs["top_p"] = params.top_p
         kwargs[self.max_tokens_param] = params.max_tokens
+        if params.stop:
+            kwargs["stop"] = list(params.stop)
         if request.json_schema is not None:
             if self._format_now == "json_object":   # llama-cpp-python's server takes this form
                 kwargs["response_format"] = {"type": "json_object", "schema": request.json_schema}
@@ -431,6 +433,11 @@ class OpenAIBackend:
                             "tokens for %s=%d (try --api-max-tokens-param)",
                             resolved_base_url(self.base_url), usage["completion_tokens"],
                             self.max_tokens_param, params.max_tokens)
+        if data.get("error"):   # an error object in a 200 reply: the server's own message
+            err = data["error"]
+            said = err.get("message") if isinstance(err, dict) else err
+            return Completion(error=f"ServerError: HTTP {http.status_code} reply carries an error: {said}",
+                              meta=meta)
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             return Completion(error="EmptyResponse: the reply has no choices", meta=meta)
@@ -438,8 +445,9 @@ class OpenAIBackend:
         message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
         text = message.get("content") if isinstance(message.get("content"), str) else ""
         refusal = message.get("refusal") if isinstance(message.get("refusal"), str) else None
-        return Completion(text=text, finish_reason=choice.get("finish_reason"),
-                          refusal=refusal or None, meta=meta)
+        thought = message.get("reasoning_content", message.get("reasoning")) if isinstance(message, dict) else None
+        return Completion(text=text, finish_reason=choice.get("finish_reason"), refusal=refusal or None,
+                          reasoning=thought if isinstance(thought, str) and thought else None, meta=meta)
 
     async def acomplete(self, request: ChatRequest, params: GenParams) -> Completion:
         client, semaphore = await self._loop_client()
@@ -471,6 +479,12 @@ class OpenAIBackend:
             return asyncio.run(self._complete_all(requests, params))
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
             return pool.submit(asyncio.run, self._complete_all(requests, params)).result()
+
+    @property
+    def supports_stop(self) -> bool:
+        """Local OpenAI-compatible servers take stop sequences; the official endpoint's reasoning
+        models refuse them, so none are sent there."""
+        return not is_official(self.base_url)
 
     def hash_params(self) -> Dict[str, Any]:
         """What shapes the replies besides the decoding parameters: part of the config hash."""

@@ -53,13 +53,16 @@ SamplingParamsFactory = Callable[..., Any]
 
 
 def make_sampling_params(*, temperature: float, top_p: float, max_tokens: int,
-                         seed: Optional[int], json_schema: Optional[Dict[str, Any]] = None) -> Any:
+                         seed: Optional[int], json_schema: Optional[Dict[str, Any]] = None,
+                         stop: Optional[List[str]] = None) -> Any:
     """The real factory: ``vllm.sampling_params.SamplingParams`` for one request, with
     ``structured_outputs=StructuredOutputsParams(json=schema)`` only when a schema is given."""
     from vllm.sampling_params import SamplingParams, StructuredOutputsParams
 
     kwargs: Dict[str, Any] = {"temperature": temperature, "top_p": top_p,
                               "max_tokens": max_tokens, "seed": seed}
+    if stop:
+        kwargs["stop"] = stop
     if json_schema is not None:
         kwargs["structured_outputs"] = StructuredOutputsParams(json=json_schema)
     return SamplingParams(**kwargs)
@@ -126,10 +129,13 @@ class VLLMBackend:
                               "(or pass llm=...)") from exc
         return vllm.LLM(**self.engine_args())
 
+    supports_stop = True
+
     def _sampling_params(self, request: ChatRequest, params: GenParams) -> Any:
+        extra = {"stop": list(params.stop)} if params.stop else {}
         return self._make_sampling_params(temperature=params.temperature, top_p=params.top_p,
                                           max_tokens=params.max_tokens, seed=request.seed,
-                                          json_schema=request.json_schema)
+                                          json_schema=request.json_schema, **extra)
 
     def complete(self, requests: Sequence[ChatRequest], params: GenParams) -> List[Completion]:
         requests = list(requests)

@@ -312,6 +312,16 @@ _META_RULES: List[Tuple[str, SlotSpec]] = [
 ]
 
 
+# References to the holder's own lines by position: the solver is never told the holder's
+# numbering, so "your last line", "your second congruence", "the last condition you were
+# given" name no quantity of the problem; they are read as a reference to the holder itself.
+_POSITIONS = r"(?:last|final|first|second|third|fourth|fifth|next|previous|other|top|bottom|[0-9]+(?:st|nd|rd|th))"
+_POSITION_RULES: List[Tuple[str, SlotSpec]] = [
+    (rf"\byour\s+(?:very\s+)?{_POSITIONS}\b"
+     rf"|\b{_POSITIONS}\s+(?:[A-Za-z]+\s+){{0,2}}(?:that\s+|which\s+)?you\s+(?:were|have\s+been|got|have|hold|"
+     r"received|know|see)\b", META),
+]
+
 _GRAMMARS: Dict[str, Grammar] = {}
 
 
@@ -325,7 +335,7 @@ def _grammar(family: str) -> Grammar:
     if grammar is None:
         if family not in _GRAMMAR_RULES:
             raise KeyError(f"no slot grammar for family {family!r}")
-        grammar = _GRAMMARS[family] = Grammar(_META_RULES + _GRAMMAR_RULES[family]())
+        grammar = _GRAMMARS[family] = Grammar(_META_RULES + _POSITION_RULES + _GRAMMAR_RULES[family]())
     return grammar
 
 
@@ -411,7 +421,7 @@ def _foreign(family: str, text: str, own: List[Tuple[int, int]]) -> FrozenSet[st
             continue
         for start, end, slots in _grammar(other).scan(text):
             if slots and slots != (META,) and _is_notation(text[start:end]) \
-                    and not _covered(start, end, own):
+                    and not _covered(start, end, own) and not _own_words(family, text, start, end):
                 found.update(f"{other}: {s}" for s in slots)
         if found:     # one foreign quantity is enough to decline
             break
@@ -459,3 +469,53 @@ def line_slot(family: str, line: str) -> str:
     except Exception:
         pass
     return UNPARSED + line
+
+
+_TEMPLATE: Dict[str, str] = {}
+_TOKENS = re.compile(r"[A-Za-z]+|[0-9]+|[<>=]+")
+
+
+def _phrase(text: str) -> str:
+    return " " + " ".join(_TOKENS.findall(text)) + " "
+
+
+def _own_words(family: str, text: str, start: int, end: int) -> bool:
+    """Whether a span is the family's own prompt wording, not another family's notation: the
+    span with the token before or after it (``coefficients a``, ``x < t``) occurs in the
+    family's own template (a few generated views: context, facts, domain, question). A
+    letter on its own (``M[1][0] and c``) stays foreign."""
+    span = text[start:end]
+    if not _TOKENS.search(span) or re.search(r"[0-9]", span):
+        return False
+    template = _TEMPLATE.get(family)
+    if template is None:
+        template = _TEMPLATE[family] = _template_text(family)
+    before = _TOKENS.findall(text[:start])[-1:]
+    after = _TOKENS.findall(text[end:])[:1]
+    core = _TOKENS.findall(span)
+    for window in (before + core, core + after):
+        if len(window) > len(core) and window[0] not in ("and", "or") and window[-1] not in ("and", "or") \
+                and " " + " ".join(window) + " " in template:
+            return True
+    return False
+
+
+def _template_text(family: str) -> str:
+    """The token sequence of a few generated views of ``family``, one phrase per field."""
+    from mira_math.generators import registry
+    from mira_math.generators.build import make_instance
+
+    try:
+        fam = registry.get(family)
+    except Exception:   # noqa: BLE001 - a family without a generator has no template
+        return ""
+    phrases = []
+    for difficulty in (1, 2, 3):
+        for seed in range(3):
+            try:
+                view = make_instance(fam, difficulty, 7919 * (seed + 1), id="template",
+                                     seed_set="template", validate=False).view
+            except Exception:   # noqa: BLE001 - a draw that fails adds nothing
+                continue
+            phrases += [_phrase(normalise(t)) for t in (view.context, view.domain, view.question)]
+    return "|".join(phrases)

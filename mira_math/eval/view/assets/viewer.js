@@ -222,6 +222,15 @@
           turn.final_turn ? el("span", "badge flag", "final turn (answer only)") : null,
           turn.finish_reason && turn.finish_reason !== "stop" ? el("span", "badge fmt", "finish: " + turn.finish_reason) : null);
         add(box, who, solverText(turn.raw, turn._span));
+        if (turn.format_error) who.appendChild(el("span", "badge fmt", turn.format_error.replace("_", " ")));
+        if (turn.speaker_cut) box.appendChild(el("pre", "text", "cut at line " + turn.speaker_cut.line +
+          " (speaks for another party: " + turn.speaker_cut.speaker + "); not read"));
+        if (turn.reasoning) {   // reasoning models: the thinking, collapsed under the turn
+          var th = el("details", "raw reasoning");
+          add(th, el("summary", null, "reasoning" + (turn.reasoning_tokens ? " (" + turn.reasoning_tokens + " tokens)" : "")),
+            el("pre", "text", turn.reasoning));
+          box.appendChild(th);
+        }
       } else {
         var offer = turn.decision === "offer";
         add(who, el("b", null, "Responder"), el("span", "badge " + (offer ? "offer" : "decline"), turn.decision),
