@@ -13,70 +13,31 @@ Per-instance facts (trace class, format errors, noncanonical offers) come from
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
+import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from mira_math.eval.scoring import (InstanceInfo, RunInfo, assign_labels, group_runs, instance_stats, iter_transcripts,
-                          load_dataset, resolve_data_file)
+from mira_math.eval.scoring import (MANIFEST, InstanceInfo, RunInfo, ScoringError, assign_labels, group_runs, instance_stats,
+                                    iter_transcripts, resolve_data_file)
+from mira_math.eval.view.store import BATCH, RowStore, first_by_seed_set, line_digest
 from mira_math.generators.errors import MiraError
-from mira_math.generators.schema import Instance, read_jsonl
+from mira_math.generators.schema import Instance, instance_from_dict, loads_line
 
-VIEW_VERSION = "1"
+VIEW_VERSION = "2"
 DATA_DIR = "data"
 DEFAULT_PAGE_SIZE = 100          # transcripts (or instances) per lazily loaded data file
+DEFAULT_CHUNK_ROWS = 5_000       # table rows per chunk: the page opens on the first one
+ROW_COLUMNS = ("run", "inst", "t", "trace", "unreadable", "fmt", "nonc", "req", "off", "ans", "reason",
+               "id", "fam", "type", "diff")
 TRACE_CODES = {"no_canonical": 0, "canonical_wrong": 1, "correct": 2, "errored": 3}
 _KEYWORD_RE = re.compile(r"(REQUEST|ANSWER)\s*(?:\*\*|__)?\s*[:：]", re.IGNORECASE)
-_OWN_FILES = re.compile(r"^(index|[ti]-\d{4,})\.js$")
-
-
-@dataclass
-class LoadedRun:
-    """A run (declared shards merged, as ``score`` groups them) with its transcripts joined to
-    the full instances they were run on, in transcript order."""
-
-    info: RunInfo
-    records: List[Tuple[Dict[str, Any], Instance]]
-
-    @property
-    def expected(self) -> int:
-        return self.info.expected
-
-
-def load_runs(run_dirs: Sequence[Path]) -> List[LoadedRun]:
-    """Every transcript of every run, with its instance; the checks are scoring's own
-    (manifest, dataset checksum, transcript fields), so the viewer shows what ``score`` scores."""
-    infos = group_runs(run_dirs)
-    assign_labels(infos)
-    runs = []
-    for info in infos:
-        records: List[Tuple[Dict[str, Any], Instance]] = []
-        for run_dir, manifest in zip(info.dirs, info.manifests):
-            dataset = load_dataset(manifest, run_dir)
-            full: Dict[Tuple[str, str], Instance] = {}
-            for name in (manifest.get("dataset") or {}).get("files") or []:
-                for inst in read_jsonl(resolve_data_file(name, run_dir)):
-                    full.setdefault((inst.seed_set, inst.id), inst)
-            for where, row in iter_transcripts(run_dir, manifest):
-                key = dataset.lookup(row["id"], row.get("seed_set"), where).key
-                records.append((row, full[key]))
-                if key[0] not in info.seed_sets:
-                    info.seed_sets.append(key[0])
-        info.transcripts = len(records)
-        runs.append(LoadedRun(info, records))
-    return runs
-
-
-def _stats(transcript: Mapping[str, Any], inst: Instance):
-    """Scoring's per-transcript summary of one transcript."""
-    info = InstanceInfo(inst.seed_set, inst.id, inst.family, inst.type, inst.difficulty,
-                        inst.candidate_answers, frozenset(h.constraint for h in inst.hints))
-    return instance_stats(transcript, info)
-
+_OWN_FILES = re.compile(r"^(index|[tir]-\d{4,})\.js$")
 
 
 class ViewError(MiraError, RuntimeError):
@@ -162,59 +123,16 @@ def _short(text: Any, limit: int = 48) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _run_doc(run: LoadedRun) -> Dict[str, Any]:
-    info = run.info
+def _run_doc(info: RunInfo) -> Dict[str, Any]:
     models = (info.manifests[0].get("models") or {}) if info.manifests else {}
     return {"label": info.label, "solver": info.get("solver"), "responder": info.get("responder"),
             "regime": info.regime, "condition": info.condition, "protocol": info.get("protocol"),
             "split": info.split, "decoding": info.decoding, "run_hash": info.run_hash,
             "dirs": [str(d) for d in info.dirs], "expected": info.expected,
-            "transcripts": len(run.records), "models": models}
+            "transcripts": info.transcripts, "models": models}
 
 
 # ------------------------------------------------------------------ building
-
-@dataclass
-class _Tables:
-    """Column-wise rows (one per transcript) and the deduplicated instances they point to."""
-
-    instances: List[Instance]
-    rows: Dict[str, List[Any]]
-    transcripts: List[Dict[str, Any]]
-
-
-def _collect(runs: Sequence[LoadedRun]) -> _Tables:
-    inst_index: Dict[str, int] = {}            # canonical line -> position
-    instances: List[Instance] = []
-    entries: List[Tuple[int, int, Dict[str, Any], Instance]] = []
-    for r, run in enumerate(runs):
-        for transcript, inst in run.records:
-            line = inst.to_json_line()
-            if line not in inst_index:
-                inst_index[line] = len(instances)
-                instances.append(inst)
-            entries.append((inst_index[line], r, transcript, inst))
-    entries.sort(key=lambda e: (e[0], e[1]))   # instance order (first run's dataset order), then run
-    columns = ("run", "inst", "trace", "unreadable", "fmt", "nonc", "req", "off", "ans", "reason")
-    rows: Dict[str, List[Any]] = {c: [] for c in columns}
-    transcripts = []
-    for i, r, transcript, inst in entries:
-        stats = _stats(transcript, inst)
-        verdict = transcript.get("verdict") or {}
-        reason = str(verdict.get("reason") or "")
-        rows["run"].append(r)
-        rows["inst"].append(i)
-        rows["trace"].append(TRACE_CODES["errored" if stats.errored else stats.trace_class])
-        rows["unreadable"].append(1 if stats.unreadable else 0)
-        rows["fmt"].append(stats.format_errors)
-        rows["nonc"].append(stats.noncanonical_offers)
-        rows["req"].append(stats.requests)
-        rows["off"].append(stats.offers)
-        rows["ans"].append(_short(transcript.get("final_answer")))
-        rows["reason"].append("error" if stats.errored else reason)
-        transcripts.append(_annotated(transcript, [h.constraint for h in inst.hints]))
-    return _Tables(instances, rows, transcripts)
-
 
 def _prepare_out(out: Path) -> Path:
     """``out`` is created, or is a previous viewer folder whose data files are replaced."""
@@ -252,40 +170,222 @@ def _write_js(path: Path, call: str, *args: Any) -> None:
     path.write_text(f"{call}({','.join(js_literal(a) for a in args)});\n", encoding="utf-8")
 
 
-def build_view(run_dirs: Sequence[Path], out: Path, page_size: int = DEFAULT_PAGE_SIZE) -> ViewResult:
-    """Write the viewer of ``run_dirs`` (shards of one run merged, as in ``score``) into ``out``."""
+class _Pager:
+    """Items written into numbered page files (``KIND-NNNN.js``) as they come: at most one
+    page is in memory."""
+
+    def __init__(self, data: Path, kind: str, size: int):
+        self.data, self.kind, self.size = data, kind, size
+        self.pages = 0
+        self.items: List[Any] = []
+
+    def add(self, item: Any) -> None:
+        self.items.append(item)
+        if len(self.items) >= self.size:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.items:
+            _write_js(self.data / f"{self.kind}-{self.pages:04d}.js", "MIRA.page", self.kind, self.pages, self.items)
+            self.pages += 1
+            self.items = []
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class _Builder:
+    """One pass over every run's transcripts: transcript and instance pages are written as they
+    come, one small row per transcript goes to the :class:`RowStore`, and the per-family summary
+    is a handful of counters."""
+
+    def __init__(self, data: Path, store: RowStore, page_size: int, chunk_rows: int):
+        self.data, self.store, self.chunk_rows = data, store, chunk_rows
+        self.transcripts = _Pager(data, "t", page_size)
+        self.instances = _Pager(data, "i", page_size)
+        self.files: Dict[Tuple[str, str], int] = {}        # (resolved path, sha256) -> file number
+        self.paths: List[Path] = []
+        self.handles: Dict[int, Any] = {}
+        self.summary: Dict[Tuple[str, int], List[int]] = {}  # (family, run) -> n, t0..t3, fmt, nonc, req
+        self.difficulties: set = set()
+        self.position = 0                                    # transcripts written so far
+
+    # ------------------------------------------------------------ datasets
+    def dataset(self, manifest: Mapping[str, Any], run_dir: Path) -> List[int]:
+        """The manifest's dataset files (checked against its checksum, as scoring does), indexed."""
+        dataset = manifest.get("dataset") or {}
+        names = dataset.get("files") or []
+        if not names:
+            raise ScoringError(f"{run_dir / MANIFEST}: names no dataset files")
+        digest = hashlib.sha256()
+        numbers = []
+        for name in names:
+            path = resolve_data_file(name, run_dir)
+            hexdigest = _sha256(path)
+            digest.update(bytes.fromhex(hexdigest))
+            key = (str(path.resolve()), hexdigest)
+            if key not in self.files:
+                self.files[key] = len(self.paths)
+                self.paths.append(path)
+                self._index(path, self.files[key])
+            numbers.append(self.files[key])
+        expected = dataset.get("checksum")
+        if expected and digest.hexdigest() != expected:
+            raise ScoringError(f"{run_dir / MANIFEST}: the dataset files {', '.join(names)} are not the "
+                               "ones this run used (checksum differs)")
+        return numbers
+
+    def _index(self, path: Path, number: int) -> None:
+        batch = []
+        offset = 0
+        with path.open("rb") as fh:
+            for pos, raw in enumerate(fh):
+                if raw.strip():
+                    row = loads_line(raw, str(path), pos + 1)
+                    if not isinstance(row, dict) or not isinstance(row.get("id"), str) \
+                            or not isinstance(row.get("seed_set"), str):
+                        raise ScoringError(f"{path}:{pos + 1}: not an instance line (needs string id and seed_set)")
+                    batch.append((number, pos, row["seed_set"], row["id"], offset, line_digest(raw)))
+                    if len(batch) >= BATCH:
+                        self.store.add_lines(batch)
+                        batch = []
+                offset += len(raw)
+        self.store.add_lines(batch)
+
+    def lookup(self, tid: str, seed_set: Optional[str], files: List[int], where: str) -> Tuple[int, int, str, int, int]:
+        """The dataset line a transcript names, as scoring's ``Dataset.lookup`` finds it."""
+        first = first_by_seed_set(self.store.candidates(tid, files), files)
+        if seed_set is not None:
+            found = first.get(seed_set)
+        elif len(first) > 1:
+            raise ScoringError(f"{where}: field 'seed_set': id {tid} names instances of several seed sets "
+                               "in this run's dataset; the transcript must say which")
+        else:
+            found = next(iter(first.values()), None)
+        if found is None:
+            names = ", ".join(str(self.paths[f]) for f in files)
+            raise ScoringError(f"{where}: instance {tid} is in none of the dataset files {names}")
+        return found
+
+    def instance(self, line: Tuple[int, int, str, int, int]) -> Tuple[Any, ...]:
+        """(index, family, type, difficulty, seed set, candidates, hints) of a dataset line; the
+        first time an instance is named, it is parsed and its page entry written."""
+        number, pos, _, offset, digest = line
+        known = self.store.instance(digest)
+        if known is not None:
+            return known
+        fh = self.handles.get(number)
+        if fh is None:
+            fh = self.handles[number] = self.paths[number].open("rb")
+        fh.seek(offset)
+        path = str(self.paths[number])
+        inst = instance_from_dict(loads_line(fh.readline(), path, pos + 1), path, pos + 1)
+        hints = [h.constraint for h in inst.hints]
+        index = self.store.add_instance(digest, inst.id, inst.family, inst.type, inst.difficulty, inst.seed_set,
+                                        inst.candidate_answers, hints)
+        self.instances.add(_instance_doc(inst))
+        return (index, inst.family, inst.type, inst.difficulty, inst.seed_set, inst.candidate_answers, hints)
+
+    # ------------------------------------------------------------ transcripts
+    def add_run(self, r: int, info: RunInfo) -> None:
+        count = 0
+        seed_sets: Dict[str, None] = {}
+        for run_dir, manifest in zip(info.dirs, info.manifests):
+            files = self.dataset(manifest, run_dir)
+            for where, transcript in iter_transcripts(run_dir, manifest):
+                index, family, type_, difficulty, seed_set, cand, hints = self.instance(
+                    self.lookup(transcript["id"], transcript.get("seed_set"), files, where))
+                seed_sets[seed_set] = None
+                stats = instance_stats(transcript, InstanceInfo(seed_set, transcript["id"], family, type_, difficulty,
+                                                                cand or None, frozenset(hints)), where)
+                trace = TRACE_CODES["errored" if stats.errored else stats.trace_class]
+                reason = "error" if stats.errored else str((transcript.get("verdict") or {}).get("reason") or "")
+                self.store.add_row((index, r, self.position, trace, 1 if stats.unreadable else 0,
+                                    stats.format_errors, stats.noncanonical_offers, stats.requests, stats.offers,
+                                    _short(transcript.get("final_answer")), reason))
+                self.transcripts.add(_annotated(transcript, hints))
+                self.position += 1
+                count += 1
+                acc = self.summary.setdefault((family, r), [0] * 8)
+                acc[1 + trace] += 1
+                if trace != TRACE_CODES["errored"]:
+                    acc[0] += 1
+                    acc[5] += stats.format_errors > 0
+                    acc[6] += stats.noncanonical_offers > 0
+                    acc[7] += stats.requests
+                self.difficulties.add(difficulty)
+        info.transcripts = count
+        info.seed_sets = list(seed_sets)
+
+    # ------------------------------------------------------------ the table
+    def _chunk(self, number: int, columns: Dict[str, List[Any]]) -> int:
+        _write_js(self.data / f"r-{number:04d}.js", "MIRA.page", "r", number, columns)
+        return number + 1
+
+    def finish(self, runs: Sequence[RunInfo], page_size: int) -> Dict[str, Any]:
+        """Write the last pages, the table's row chunks (table order) and return the index."""
+        self.transcripts.flush()
+        self.instances.flush()
+        for fh in self.handles.values():
+            fh.close()
+        families = sorted({family for family, _ in self.summary})
+        fam_index = {f: n for n, f in enumerate(families)}
+        chunks = 0
+        columns: Dict[str, List[Any]] = {c: [] for c in ROW_COLUMNS}
+        rows = 0
+        for row in self.store.ordered_rows():
+            inst, run, t, trace, unreadable, fmt, nonc, req, off, ans, reason, tid, family, type_, difficulty = row
+            for name, value in zip(ROW_COLUMNS, (run, inst, t, trace, unreadable, fmt, nonc, req, off, ans, reason,
+                                                 tid, fam_index[family], type_, difficulty)):
+                columns[name].append(value)
+            rows += 1
+            if rows % self.chunk_rows == 0:
+                chunks = self._chunk(chunks, columns)
+                columns = {c: [] for c in ROW_COLUMNS}
+        if columns["run"]:
+            chunks = self._chunk(chunks, columns)
+        summary = [[fam_index[family], r, *acc] for (family, r), acc in sorted(self.summary.items(),
+                                                                               key=lambda kv: (fam_index[kv[0][0]], kv[0][1]))]
+        return {
+            "version": VIEW_VERSION, "page_size": page_size, "chunk_rows": self.chunk_rows,
+            "rows": rows, "chunks": chunks, "instances": self.store.instances,
+            "runs": [_run_doc(info) for info in runs], "families": families,
+            "trace_classes": list(TRACE_CODES), "difficulties": sorted(self.difficulties),
+            "summary": summary,
+        }
+
+
+def build_view(run_dirs: Sequence[Path], out: Path, page_size: int = DEFAULT_PAGE_SIZE,
+               chunk_rows: int = DEFAULT_CHUNK_ROWS) -> ViewResult:
+    """Write the viewer of ``run_dirs`` (shards of one run merged, as in ``score``) into ``out``,
+    streaming: memory does not grow with the number of transcripts."""
     if page_size < 1:
         raise ViewError(f"page size must be >= 1, got {page_size}")
-    runs = load_runs(run_dirs)
-    tables = _collect(runs)
+    if chunk_rows < 1:
+        raise ViewError(f"rows per table chunk must be >= 1, got {chunk_rows}")
+    runs = group_runs(run_dirs)
+    assign_labels(runs)
     data = _prepare_out(Path(out))
-    t_pages = (len(tables.transcripts) + page_size - 1) // page_size
-    i_pages = (len(tables.instances) + page_size - 1) // page_size
-    for p in range(t_pages):
-        _write_js(data / f"t-{p:04d}.js", "MIRA.page", "t", p,
-                  tables.transcripts[p * page_size:(p + 1) * page_size])
-    for p in range(i_pages):
-        _write_js(data / f"i-{p:04d}.js", "MIRA.page", "i", p,
-                  [_instance_doc(i) for i in tables.instances[p * page_size:(p + 1) * page_size]])
-    families = sorted({i.family for i in tables.instances})
-    fam_index = {f: n for n, f in enumerate(families)}
-    index = {
-        "version": VIEW_VERSION,
-        "page_size": page_size,
-        "runs": [_run_doc(r) for r in runs],
-        "families": families,
-        "trace_classes": list(TRACE_CODES),
-        "instances": {"id": [i.id for i in tables.instances],
-                      "family": [fam_index[i.family] for i in tables.instances],
-                      "type": [i.type for i in tables.instances],
-                      "difficulty": [i.difficulty for i in tables.instances]},
-        "rows": tables.rows,
-    }
+    with tempfile.TemporaryDirectory(prefix="mira-view-") as tmp:
+        store = RowStore(Path(tmp) / "view.sqlite")
+        try:
+            builder = _Builder(data, store, page_size, chunk_rows)
+            for r, info in enumerate(runs):
+                builder.add_run(r, info)
+            index = builder.finish(runs, page_size)
+        finally:
+            store.close()
     _write_js(data / "index.js", "MIRA.index", index)
-    labels = ", ".join(r.info.label for r in runs)
+    labels = ", ".join(r.label for r in runs)
     html = Path(out) / "index.html"
     html.write_text(render_index_html(f"MIRA-Math transcripts: {labels}"), encoding="utf-8")
-    return ViewResult(html, len(runs), len(tables.transcripts), len(tables.instances), t_pages + i_pages)
+    return ViewResult(html, len(runs), index["rows"], index["instances"],
+                      builder.transcripts.pages + builder.instances.pages + index["chunks"])
 
 
 __all__ = ["DEFAULT_PAGE_SIZE", "TRACE_CODES", "ViewError", "ViewResult", "action_span", "build_view",
