@@ -13,6 +13,7 @@ Per-instance facts (trace class, format errors, noncanonical offers) come from
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import re
@@ -27,7 +28,7 @@ from mira_math.eval.scoring import (MANIFEST, InstanceInfo, RunInfo, ScoringErro
                                     iter_transcripts, resolve_data_file)
 from mira_math.eval.view.store import BATCH, RowStore, first_by_seed_set, line_digest
 from mira_math.generators.errors import MiraError
-from mira_math.generators.schema import Instance, instance_from_dict, loads_line
+from mira_math.generators.schema import instance_from_dict, loads_line
 
 VIEW_VERSION = "2"
 DATA_DIR = "data"
@@ -100,19 +101,21 @@ def _annotated(transcript: Mapping[str, Any], canonical_lines: Sequence[str]) ->
     return out
 
 
-def _instance_doc(inst: Instance) -> Dict[str, Any]:
+def _raw_instance_doc(raw: Mapping[str, Any]) -> Dict[str, Any]:
+    """An instance line as the page shows it, straight from its JSON (the run's dataset checksum
+    vouches for the record; a line without these fields is named by ``instance_from_dict``)."""
+    view, answer = raw["view"], raw["answer"]
     return {
-        "id": inst.id, "family": inst.family, "type": inst.type, "difficulty": inst.difficulty,
-        "level": inst.level, "seed_set": inst.seed_set, "generator_version": inst.generator_version,
-        "budget": inst.budget,
-        "view": {"context": inst.view.context, "facts": list(inst.view.facts),
-                 "question": inst.view.question, "domain": inst.view.domain},
-        "responder": list(inst.responder),
-        "hints": [{"slot": h.slot, "constraint": h.constraint, "value": h.value} for h in inst.hints],
-        "answer": {"type": inst.answer.type, "value": inst.answer.value,
-                   "components": list(inst.answer.components)},
-        "candidate_answers": inst.candidate_answers,
-        "latent": inst.latent,
+        "id": raw["id"], "family": raw["family"], "type": raw["type"], "difficulty": raw["difficulty"],
+        "level": raw["level"], "seed_set": raw["seed_set"], "generator_version": raw["generator_version"],
+        "budget": 3 * raw["difficulty"],
+        "view": {"context": view["context"], "facts": list(view["facts"]),
+                 "question": view["question"], "domain": view["domain"]},
+        "responder": list(raw["responder"]),
+        "hints": [{"slot": h["slot"], "constraint": h["constraint"], "value": h["value"]} for h in raw["hints"]],
+        "answer": {"type": answer["type"], "value": answer["value"], "components": list(answer["components"])},
+        "candidate_answers": raw["candidate_answers"],
+        "latent": raw["latent"],
     }
 
 
@@ -210,7 +213,6 @@ class _Builder:
         self.instances = _Pager(data, "i", page_size)
         self.files: Dict[Tuple[str, str], int] = {}        # (resolved path, sha256) -> file number
         self.paths: List[Path] = []
-        self.handles: Dict[int, Any] = {}
         self.summary: Dict[Tuple[str, int], List[int]] = {}  # (family, run) -> n, t0..t3, fmt, nonc, req
         self.difficulties: set = set()
         self.position = 0                                    # transcripts written so far
@@ -241,24 +243,33 @@ class _Builder:
         return numbers
 
     def _index(self, path: Path, number: int) -> None:
+        """Every line of a dataset file: its instance (new ones written to the instance pages, in
+        dataset order) and where its id is found."""
         batch = []
-        offset = 0
         with path.open("rb") as fh:
             for pos, raw in enumerate(fh):
-                if raw.strip():
-                    row = loads_line(raw, str(path), pos + 1)
-                    if not isinstance(row, dict) or not isinstance(row.get("id"), str) \
-                            or not isinstance(row.get("seed_set"), str):
-                        raise ScoringError(f"{path}:{pos + 1}: not an instance line (needs string id and seed_set)")
-                    batch.append((number, pos, row["seed_set"], row["id"], offset, line_digest(raw)))
-                    if len(batch) >= BATCH:
-                        self.store.add_lines(batch)
-                        batch = []
-                offset += len(raw)
+                if not raw.strip():
+                    continue
+                row = loads_line(raw, str(path), pos + 1)
+                try:
+                    doc = _raw_instance_doc(row)
+                except (KeyError, TypeError, AttributeError):
+                    instance_from_dict(row, str(path), pos + 1)        # names the field
+                    raise ScoringError(f"{path}:{pos + 1}: not an instance line") from None
+                index, new = self.store.add_instance(
+                    line_digest(raw), doc["id"], doc["family"], doc["type"], doc["difficulty"], doc["seed_set"],
+                    doc["candidate_answers"], [h["constraint"] for h in doc["hints"]])
+                if new:
+                    self.instances.add(doc)
+                batch.append((number, pos, doc["seed_set"], doc["id"], index))
+                if len(batch) >= BATCH:
+                    self.store.add_lines(batch)
+                    batch = []
         self.store.add_lines(batch)
 
-    def lookup(self, tid: str, seed_set: Optional[str], files: List[int], where: str) -> Tuple[int, int, str, int, int]:
-        """The dataset line a transcript names, as scoring's ``Dataset.lookup`` finds it."""
+    def lookup(self, tid: str, seed_set: Optional[str], files: List[int], where: str) -> Tuple[Any, ...]:
+        """The instance a transcript names, found as scoring's ``Dataset.lookup`` finds it:
+        (index, family, type, difficulty, seed set, candidates, hints)."""
         first = first_by_seed_set(self.store.candidates(tid, files), files)
         if seed_set is not None:
             found = first.get(seed_set)
@@ -270,26 +281,8 @@ class _Builder:
         if found is None:
             names = ", ".join(str(self.paths[f]) for f in files)
             raise ScoringError(f"{where}: instance {tid} is in none of the dataset files {names}")
-        return found
-
-    def instance(self, line: Tuple[int, int, str, int, int]) -> Tuple[Any, ...]:
-        """(index, family, type, difficulty, seed set, candidates, hints) of a dataset line; the
-        first time an instance is named, it is parsed and its page entry written."""
-        number, pos, _, offset, digest = line
-        known = self.store.instance(digest)
-        if known is not None:
-            return known
-        fh = self.handles.get(number)
-        if fh is None:
-            fh = self.handles[number] = self.paths[number].open("rb")
-        fh.seek(offset)
-        path = str(self.paths[number])
-        inst = instance_from_dict(loads_line(fh.readline(), path, pos + 1), path, pos + 1)
-        hints = [h.constraint for h in inst.hints]
-        index = self.store.add_instance(digest, inst.id, inst.family, inst.type, inst.difficulty, inst.seed_set,
-                                        inst.candidate_answers, hints)
-        self.instances.add(_instance_doc(inst))
-        return (index, inst.family, inst.type, inst.difficulty, inst.seed_set, inst.candidate_answers, hints)
+        _, _, seed, index, family, type_, difficulty, cand, hints = found
+        return index, family, type_, difficulty, seed, cand, json.loads(hints)
 
     # ------------------------------------------------------------ transcripts
     def add_run(self, r: int, info: RunInfo) -> None:
@@ -298,8 +291,8 @@ class _Builder:
         for run_dir, manifest in zip(info.dirs, info.manifests):
             files = self.dataset(manifest, run_dir)
             for where, transcript in iter_transcripts(run_dir, manifest):
-                index, family, type_, difficulty, seed_set, cand, hints = self.instance(
-                    self.lookup(transcript["id"], transcript.get("seed_set"), files, where))
+                index, family, type_, difficulty, seed_set, cand, hints = self.lookup(
+                    transcript["id"], transcript.get("seed_set"), files, where)
                 seed_sets[seed_set] = None
                 stats = instance_stats(transcript, InstanceInfo(seed_set, transcript["id"], family, type_, difficulty,
                                                                 cand or None, frozenset(hints)), where)
@@ -331,8 +324,6 @@ class _Builder:
         """Write the last pages, the table's row chunks (table order) and return the index."""
         self.transcripts.flush()
         self.instances.flush()
-        for fh in self.handles.values():
-            fh.close()
         families = sorted({family for family, _ in self.summary})
         fam_index = {f: n for n, f in enumerate(families)}
         chunks = 0
@@ -371,6 +362,21 @@ def build_view(run_dirs: Sequence[Path], out: Path, page_size: int = DEFAULT_PAG
     runs = group_runs(run_dirs)
     assign_labels(runs)
     data = _prepare_out(Path(out))
+    enabled = gc.isenabled()
+    gc.disable()        # nothing built here holds a cycle; the collector's passes cost more than the work
+    try:
+        index, pages = _build(runs, data, page_size, chunk_rows)
+    finally:
+        if enabled:
+            gc.enable()
+    _write_js(data / "index.js", "MIRA.index", index)
+    labels = ", ".join(r.label for r in runs)
+    html = Path(out) / "index.html"
+    html.write_text(render_index_html(f"MIRA-Math transcripts: {labels}"), encoding="utf-8")
+    return ViewResult(html, len(runs), index["rows"], index["instances"], pages)
+
+
+def _build(runs: Sequence[RunInfo], data: Path, page_size: int, chunk_rows: int) -> Tuple[Dict[str, Any], int]:
     with tempfile.TemporaryDirectory(prefix="mira-view-") as tmp:
         store = RowStore(Path(tmp) / "view.sqlite")
         try:
@@ -380,12 +386,7 @@ def build_view(run_dirs: Sequence[Path], out: Path, page_size: int = DEFAULT_PAG
             index = builder.finish(runs, page_size)
         finally:
             store.close()
-    _write_js(data / "index.js", "MIRA.index", index)
-    labels = ", ".join(r.label for r in runs)
-    html = Path(out) / "index.html"
-    html.write_text(render_index_html(f"MIRA-Math transcripts: {labels}"), encoding="utf-8")
-    return ViewResult(html, len(runs), index["rows"], index["instances"],
-                      builder.transcripts.pages + builder.instances.pages + index["chunks"])
+    return index, builder.transcripts.pages + builder.instances.pages + index["chunks"]
 
 
 __all__ = ["DEFAULT_PAGE_SIZE", "TRACE_CODES", "ViewError", "ViewResult", "action_span", "build_view",

@@ -17,7 +17,7 @@ CACHE_KIB = 8 * 1024            # SQLite's page cache: the store's memory, whate
 BATCH = 5_000                   # rows per executemany
 
 _SCHEMA = """
-CREATE TABLE line (file INTEGER, pos INTEGER, seed_set TEXT, id TEXT, offset INTEGER, digest INTEGER);
+CREATE TABLE line (file INTEGER, pos INTEGER, seed_set TEXT, id TEXT, inst INTEGER);
 CREATE INDEX line_id ON line (id);
 CREATE TABLE inst (idx INTEGER PRIMARY KEY, digest INTEGER UNIQUE, id TEXT, family TEXT, type TEXT,
                    difficulty INTEGER, seed_set TEXT, cand INTEGER, hints TEXT);
@@ -45,30 +45,29 @@ class RowStore:
         self._rows: List[Tuple[Any, ...]] = []
 
     # ------------------------------------------------------------ dataset lines
-    def add_lines(self, lines: Sequence[Tuple[int, int, str, str, int, int]]) -> None:
-        """(file, position, seed set, id, byte offset, digest) of dataset lines."""
-        self.db.executemany("INSERT INTO line VALUES (?,?,?,?,?,?)", lines)
-
-    def candidates(self, tid: str, files: Sequence[int]) -> List[Tuple[int, int, str, int, int]]:
-        """Lines with id ``tid`` in ``files``: (file, position, seed set, offset, digest)."""
-        marks = ",".join("?" * len(files))
-        return self.db.execute(f"SELECT file, pos, seed_set, offset, digest FROM line WHERE id = ? "
-                               f"AND file IN ({marks})", (tid, *files)).fetchall()
-
-    # ------------------------------------------------------------ instances
-    def instance(self, digest: int) -> Optional[Tuple[Any, ...]]:
-        """(index, family, type, difficulty, seed set, candidates, hint constraints) or None."""
-        row = self.db.execute("SELECT idx, family, type, difficulty, seed_set, cand, hints FROM inst "
-                              "WHERE digest = ?", (digest,)).fetchone()
-        return None if row is None else (*row[:6], json.loads(row[6]))
+    def add_lines(self, lines: Sequence[Tuple[int, int, str, str, int]]) -> None:
+        """(file, position, seed set, id, instance index) of dataset lines."""
+        self.db.executemany("INSERT INTO line VALUES (?,?,?,?,?)", lines)
 
     def add_instance(self, digest: int, tid: str, family: str, type_: str, difficulty: int, seed_set: str,
-                     cand: Optional[int], hints: Sequence[str]) -> int:
-        index = self.instances
-        self.db.execute("INSERT INTO inst VALUES (?,?,?,?,?,?,?,?,?)",
-                        (index, digest, tid, family, type_, difficulty, seed_set, cand, json.dumps(list(hints))))
-        self.instances += 1
-        return index
+                     cand: Optional[int], hints: Sequence[str]) -> Tuple[int, bool]:
+        """(index, new?) of the instance whose line has ``digest``: the same bytes in two files
+        (two runs over one dataset) are one instance; indices follow first appearance."""
+        cursor = self.db.execute("INSERT OR IGNORE INTO inst VALUES (?,?,?,?,?,?,?,?,?)",
+                                 (self.instances, digest, tid, family, type_, difficulty, seed_set, cand,
+                                  json.dumps(list(hints))))
+        if cursor.rowcount == 1:
+            self.instances += 1
+            return self.instances - 1, True
+        return self.db.execute("SELECT idx FROM inst WHERE digest = ?", (digest,)).fetchone()[0], False
+
+    def candidates(self, tid: str, files: Sequence[int]) -> List[Tuple[Any, ...]]:
+        """Lines with id ``tid`` in ``files``, with their instance: (file, position, seed set,
+        index, family, type, difficulty, candidates, hints as JSON)."""
+        marks = ",".join("?" * len(files))
+        return self.db.execute(f"SELECT l.file, l.pos, l.seed_set, i.idx, i.family, i.type, i.difficulty, i.cand, "
+                               f"i.hints FROM line l JOIN inst i ON i.idx = l.inst WHERE l.id = ? "
+                               f"AND l.file IN ({marks})", (tid, *files)).fetchall()
 
     # ------------------------------------------------------------ transcript rows
     def add_row(self, row: Tuple[Any, ...]) -> None:
@@ -99,10 +98,9 @@ class RowStore:
         self.db.close()
 
 
-def first_by_seed_set(candidates: Sequence[Tuple[int, int, str, int, int]], files: Sequence[int]
-                      ) -> Dict[str, Tuple[int, int, str, int, int]]:
+def first_by_seed_set(candidates: Sequence[Tuple[Any, ...]], files: Sequence[int]) -> Dict[str, Tuple[Any, ...]]:
     """The first line (in the run's file order, then position) of each seed set among ``candidates``."""
-    first: Dict[str, Tuple[int, int, str, int, int]] = {}
+    first: Dict[str, Tuple[Any, ...]] = {}
     for c in sorted(candidates, key=lambda c: (files.index(c[0]), c[1])):
         first.setdefault(c[2], c)
     return first
