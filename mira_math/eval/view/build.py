@@ -85,19 +85,19 @@ def action_span(raw: Any, action: str, content: str) -> Optional[List[int]]:
     return [_utf16(raw, start), _utf16(raw, pos + len(content))]
 
 
-def _annotated(transcript: Mapping[str, Any], canonical_lines: Sequence[str]) -> Dict[str, Any]:
-    """The transcript with display hints: the action's span in each solver turn and, per
-    responder turn, whether the quoted line is canonical by the dataset (as scoring decides)."""
-    out = dict(transcript)
-    turns = []
+def _annotations(transcript: Mapping[str, Any], canonical_lines: Sequence[str]) -> List[Any]:
+    """Display hints, one per turn: a solver turn's action span, a responder turn's "the quoted
+    line is canonical by the dataset" (as scoring decides). The page sets them on the turns as
+    ``_span`` and ``_canonical``; the transcript itself is written as read."""
+    out: List[Any] = []
     for turn in transcript.get("turns") or []:
-        turn = dict(turn)
-        if turn.get("role") == "solver":
-            turn["_span"] = action_span(turn.get("raw"), str(turn.get("action")), str(turn.get("content") or ""))
-        elif turn.get("role") == "responder":
-            turn["_canonical"] = turn.get("decision") == "offer" and turn.get("quoted_constraint") in canonical_lines
-        turns.append(turn)
-    out["turns"] = turns
+        role = turn.get("role") if isinstance(turn, dict) else None
+        if role == "solver":
+            out.append(action_span(turn.get("raw"), str(turn.get("action")), str(turn.get("content") or "")))
+        elif role == "responder":
+            out.append(turn.get("decision") == "offer" and turn.get("quoted_constraint") in canonical_lines)
+        else:
+            out.append(None)
     return out
 
 
@@ -174,24 +174,40 @@ def _write_js(path: Path, call: str, *args: Any) -> None:
 
 
 class _Pager:
-    """Items written into numbered page files (``KIND-NNNN.js``) as they come: at most one
-    page is in memory."""
+    """Records written into numbered page files (``KIND-NNNN.js``) as they come: at most one
+    page is in memory. A record is its JSON line as read (it parsed as JSON, and JSON is a
+    JavaScript expression; these files are loaded by ``<script src>``, never inlined, so no text
+    in them can close a script element), plus an encoded annotation, if any."""
 
     def __init__(self, data: Path, kind: str, size: int):
         self.data, self.kind, self.size = data, kind, size
         self.pages = 0
-        self.items: List[Any] = []
+        self.items: List[str] = []
+        self.notes: List[Any] = []
 
-    def add(self, item: Any) -> None:
-        self.items.append(item)
+    def add(self, raw: bytes, note: Any = None) -> None:
+        self.items.append(raw.decode("utf-8").strip())
+        self.notes.append(note)
         if len(self.items) >= self.size:
             self.flush()
 
     def flush(self) -> None:
         if self.items:
-            _write_js(self.data / f"{self.kind}-{self.pages:04d}.js", "MIRA.page", self.kind, self.pages, self.items)
+            path = self.data / f"{self.kind}-{self.pages:04d}.js"
+            path.write_text(f"MIRA.page({js_literal(self.kind)},{self.pages},[{','.join(self.items)}],"
+                            f"{js_literal(self.notes)});\n", encoding="utf-8")
             self.pages += 1
-            self.items = []
+            self.items, self.notes = [], []
+
+
+class _LastLine:
+    """Passed to scoring's ``iter_transcripts`` as its digest: it is handed each raw line just
+    before that line is yielded, so the page can carry the line as read."""
+
+    raw = b""
+
+    def update(self, raw: bytes) -> None:
+        self.raw = raw
 
 
 def _sha256(path: Path) -> str:
@@ -260,7 +276,7 @@ class _Builder:
                     line_digest(raw), doc["id"], doc["family"], doc["type"], doc["difficulty"], doc["seed_set"],
                     doc["candidate_answers"], [h["constraint"] for h in doc["hints"]])
                 if new:
-                    self.instances.add(doc)
+                    self.instances.add(raw)
                 batch.append((number, pos, doc["seed_set"], doc["id"], index))
                 if len(batch) >= BATCH:
                     self.store.add_lines(batch)
@@ -290,7 +306,8 @@ class _Builder:
         seed_sets: Dict[str, None] = {}
         for run_dir, manifest in zip(info.dirs, info.manifests):
             files = self.dataset(manifest, run_dir)
-            for where, transcript in iter_transcripts(run_dir, manifest):
+            line = _LastLine()
+            for where, transcript in iter_transcripts(run_dir, manifest, line):
                 index, family, type_, difficulty, seed_set, cand, hints = self.lookup(
                     transcript["id"], transcript.get("seed_set"), files, where)
                 seed_sets[seed_set] = None
@@ -301,7 +318,7 @@ class _Builder:
                 self.store.add_row((index, r, self.position, trace, 1 if stats.unreadable else 0,
                                     stats.format_errors, stats.noncanonical_offers, stats.requests, stats.offers,
                                     _short(transcript.get("final_answer")), reason))
-                self.transcripts.add(_annotated(transcript, hints))
+                self.transcripts.add(line.raw, _annotations(transcript, hints))
                 self.position += 1
                 count += 1
                 acc = self.summary.setdefault((family, r), [0] * 8)

@@ -69,11 +69,12 @@ def test_build_writes_pages_that_agree_with_scoring(demo_runs, tmp_path):
     assert sum(e[2] + e[6] for e in index["summary"]) == 4620
     assert sum(e[5] for e in index["summary"]) == sum(1 for c in rows["trace"] if c == TRACE_CODES["correct"])
     # a transcript page holds the annotated transcripts at the positions the rows name
-    _, n, page = _load_js(out / "data" / "t-0000.js", "MIRA.page")
+    _, n, page, notes = _load_js(out / "data" / "t-0000.js", "MIRA.page")
     assert n == 0 and page[rows["t"][0]]["id"] == rows["id"][0]
-    offer = next(t for t in page[0]["turns"] if t["role"] == "responder")
-    assert offer["_canonical"] is True
-    _, _, insts = _load_js(out / "data" / "i-0000.js", "MIRA.page")
+    offer = next(j for j, t in enumerate(page[0]["turns"]) if t["role"] == "responder")
+    assert notes[0][offer] is True                        # the offer quotes a canonical line
+    assert isinstance(notes[0][0], list)                  # the solver's request is located
+    _, _, insts, _ = _load_js(out / "data" / "i-0000.js", "MIRA.page")
     assert insts[rows["inst"][0]]["id"] == rows["id"][0]
 
 

@@ -44,8 +44,10 @@
   function instance(i) { return load("i", Math.floor(i / P)).then(function (p) { return p[i % P]; }); }
 
   window.MIRA = {
-    page: function (kind, n, items) {
+    page: function (kind, n, items, notes) {
       if (kind === "r") { fillChunk(n, items); items = true; }
+      else if (kind === "t") items.forEach(function (t, j) { annotate(t, notes[j]); });
+      else if (kind === "i") items.forEach(function (inst) { inst.budget = 3 * inst.difficulty; });
       pages[kind][n] = items;
       (waiting[kind][n] || []).forEach(function (f) { f(items); });
       delete waiting[kind][n];
@@ -53,6 +55,13 @@
     index: function (data) { D = data; P = data.page_size; N = data.rows; CH = data.chunk_rows; init(); },
     state: function () { return { shown: filtered.length, selected: selRow, compare: cmpRun, busy: busy > 0, chunks: chunksLoaded }; }
   };
+
+  function annotate(t, notes) {          // the build's display hints, one per turn
+    (t.turns || []).forEach(function (turn, j) {
+      var note = notes ? notes[j] : null;
+      if (turn.role === "solver") turn._span = note; else if (turn.role === "responder") turn._canonical = note === true;
+    });
+  }
 
   // ---------------------------------------------------------------- table rows, by chunk
   function allocRows() {
