@@ -24,8 +24,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from mira_math.eval.scoring import (MANIFEST, InstanceInfo, RunInfo, ScoringError, assign_labels, group_runs, instance_stats,
-                                    iter_transcripts, resolve_data_file)
+from mira_math.eval.scoring import (MANIFEST, InstanceInfo, RunInfo, ScoringError, assign_labels, group_runs,
+                                    instance_stats, iter_transcripts, resolve_data_file)
 from mira_math.eval.view.store import BATCH, RowStore, first_by_seed_set, line_digest
 from mira_math.generators.errors import MiraError
 from mira_math.generators.schema import instance_from_dict, loads_line
@@ -304,7 +304,7 @@ class _Builder:
     def add_run(self, r: int, info: RunInfo) -> None:
         count = 0
         seed_sets: Dict[str, None] = {}
-        for run_dir, manifest in zip(info.dirs, info.manifests):
+        for run_dir, manifest in zip(info.dirs, info.manifests, strict=True):
             files = self.dataset(manifest, run_dir)
             line = _LastLine()
             for where, transcript in iter_transcripts(run_dir, manifest, line):
@@ -349,7 +349,7 @@ class _Builder:
         for row in self.store.ordered_rows():
             inst, run, t, trace, unreadable, fmt, nonc, req, off, ans, reason, tid, family, type_, difficulty = row
             for name, value in zip(ROW_COLUMNS, (run, inst, t, trace, unreadable, fmt, nonc, req, off, ans, reason,
-                                                 tid, fam_index[family], type_, difficulty)):
+                                                 tid, fam_index[family], type_, difficulty), strict=True):
                 columns[name].append(value)
             rows += 1
             if rows % self.chunk_rows == 0:
@@ -357,8 +357,7 @@ class _Builder:
                 columns = {c: [] for c in ROW_COLUMNS}
         if columns["run"]:
             chunks = self._chunk(chunks, columns)
-        summary = [[fam_index[family], r, *acc] for (family, r), acc in sorted(self.summary.items(),
-                                                                               key=lambda kv: (fam_index[kv[0][0]], kv[0][1]))]
+        summary = sorted([fam_index[family], r, *acc] for (family, r), acc in self.summary.items())
         return {
             "version": VIEW_VERSION, "page_size": page_size, "chunk_rows": self.chunk_rows,
             "rows": rows, "chunks": chunks, "instances": self.store.instances,
