@@ -76,6 +76,8 @@ def scale(size: int) -> None:
         t0, c0 = time.perf_counter(), time.process_time()
         selection = load_data([data])                                 # warm: the same bytes again
         warm, warm_cpu = time.perf_counter() - t0, time.process_time() - c0
+        print(f"first pass over {size:,} instances: cold {cold:.2f} s wall, {cold_cpu:.2f} s CPU; "
+              f"warm {warm:.2f} s wall, {warm_cpu:.2f} s CPU", flush=True)
         t0, c0 = time.perf_counter(), time.process_time()
         result = run(root / "run", selection, RunConfig(solver="full-budget", responder="decline"),
                      FullBudgetSolver(), DeclineAll(), progress=False)
