@@ -66,6 +66,7 @@ bench: venv browser
 	$(BIN)/python benchmarks/bench_verifier.py
 	$(BIN)/python benchmarks/bench_answers.py
 	$(BIN)/python benchmarks/bench_runner.py
+	$(BIN)/python benchmarks/bench_runner.py --scale 100000
 	$(BIN)/python benchmarks/bench_memory.py
 	$(BIN)/python benchmarks/bench_startup.py
 	$(BIN)/python benchmarks/bench_slots.py

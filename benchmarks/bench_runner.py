@@ -1,7 +1,12 @@
 """Harness time per model call: the runner with instant backends over the whole release at
 full budget (every episode spends all its requests, then answers), transcripts on.
 
-Usage: python benchmarks/bench_runner.py [--repeat N] [--responder rules|decline]
+Usage: python benchmarks/bench_runner.py [--repeat N] [--responder rules|decline] [--scale N]
+
+``--scale N`` (issue 25): the same runner over bench_score's synthetic N-instance --data file: the
+first pass (checksums, JSON, schema, duplicate ids, the validator) cold (an empty validation
+cache) and warm (the file's bytes stamped by the cold pass), its share of the whole run, and the
+harness CPU per model call.
 Prints: model calls (requests to solver and responder), backend calls (batched: one per
 turn), wall time, and harness time per model call. The backends take no time, so all of
 the wall time is harness: prompt building, state machine, parsing, verifying, JSON lines.
@@ -54,11 +59,49 @@ class DeclineAll:
         return {"spec": self.name}
 
 
+def scale(size: int) -> None:
+    """First-pass share and harness CPU per call of a run over ``size`` synthetic instances."""
+    import os
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_score import base_runs, synthetic_run
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        os.environ["MIRA_MATH_CACHE"] = str(root / "cache")          # cold: nothing stamped yet
+        data = synthetic_run(root, base_runs(root), size) / "data.jsonl"
+        t0, c0 = time.perf_counter(), time.process_time()
+        load_data([data])
+        cold, cold_cpu = time.perf_counter() - t0, time.process_time() - c0
+        t0, c0 = time.perf_counter(), time.process_time()
+        selection = load_data([data])                                 # warm: the same bytes again
+        warm, warm_cpu = time.perf_counter() - t0, time.process_time() - c0
+        print(f"first pass over {size:,} instances: cold {cold:.2f} s wall, {cold_cpu:.2f} s CPU; "
+              f"warm {warm:.2f} s wall, {warm_cpu:.2f} s CPU", flush=True)
+        t0, c0 = time.perf_counter(), time.process_time()
+        result = run(root / "run", selection, RunConfig(solver="full-budget", responder="decline"),
+                     FullBudgetSolver(), DeclineAll(), progress=False)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    calls = result.calls["solver_requests"] + result.calls["responder_requests"]
+    print(f"instances: {result.ran:,}, model calls: {calls:,} (full budget, decline responder)")
+    print(f"first pass cold (validates): {cold:.2f} s wall, {cold_cpu:.2f} s CPU; "
+          f"warm (stamped bytes): {warm:.2f} s wall, {warm_cpu:.2f} s CPU")
+    print(f"run after the first pass: {wall:.2f} s wall, {cpu:.2f} s CPU")
+    print(f"first-pass share of the run: warm {100 * warm / (warm + wall):.1f}%, "
+          f"cold {100 * cold / (cold + wall):.1f}% (goal <= 10%)")
+    print(f"harness CPU per model call: {1000 * (warm_cpu + cpu) / calls:.4f} ms "
+          f"(first pass included; {1000 * cpu / calls:.4f} ms without)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--responder", choices=["rules", "decline"], default="decline")
+    parser.add_argument("--scale", type=int, metavar="N", help="the first-pass figures at N synthetic instances")
     args = parser.parse_args()
+    if args.scale:
+        scale(args.scale)
+        return
     selection = load_data(data_files("all", None, ROOT / "mira-math"))
     if args.responder == "rules":
         from mira_math.game.responders.rules import RulesResponder

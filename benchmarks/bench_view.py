@@ -1,61 +1,108 @@
-"""Time of `mira-math view` at 10,000 transcripts: building the folder, opening the page in
-headless Chromium until it is ready, applying a filter, and opening a dialogue.
+"""`mira-math view` at scale: time, peak memory and bytes written at 10k / 100k / 1M transcripts,
+beside the time of merely reading the transcripts (stream + ``json.loads`` every line), and how
+long the page takes to open in headless Chromium (ready: the summary and the first chunk of the
+table), then to apply a filter (every chunk loaded) and to open a dialogue.
 
-    .venv/bin/python benchmarks/bench_view.py [N]
+Each command runs as its own process under bench_scale's wrapper (wall seconds including
+interpreter start; peak RSS of the child). The runs are bench_score's synthetic ones: the release's
+instances repeated under new ids, alternating reference and noask transcripts.
+
+    .venv/bin/python benchmarks/bench_view.py [--sizes 10000 100000 1000000] [--no-browser]
 """
 
 from __future__ import annotations
 
+import argparse
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from mira_math.eval.view import build_view  # noqa: E402
-from mira_math.cli.main import main  # noqa: E402
-from tests.eval.view.conftest import synthetic_run  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_scale import WRAP, measure, parse_bench_line  # noqa: E402
+from bench_score import ROOT, base_runs, synthetic_run  # noqa: E402
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run"]
+READ = """
+import json, sys
+with open(sys.argv[1], 'rb') as fh:
+    for line in fh:
+        json.loads(line)
+"""
 
 
-def run(total: int) -> None:
-    from playwright.sync_api import sync_playwright
+def read_time(path: Path) -> tuple:
+    """(wall s, MiB) of a process that only streams and parses ``path``'s lines."""
+    proc = subprocess.run([sys.executable, "-c", WRAP, sys.executable, "-c", READ, str(path)],
+                          cwd=ROOT, capture_output=True, text=True)
+    _, wall, mib = parse_bench_line(proc.stdout)
+    return wall, mib
 
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        assert main(["eval", "--solver", "reference", "--out", str(root / "ref")]) == 0
-        big = synthetic_run(root / "ref", root / "big", total)
+
+def browser_times(folder: Path) -> str:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return "no playwright"
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not chromium:
+        return "no chromium"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1500, "height": 950})
         t0 = time.perf_counter()
-        build_view([big], root / "view")
-        build_s = time.perf_counter() - t0
-        size = sum(p.stat().st_size for p in (root / "view").rglob("*") if p.is_file())
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium", args=FLAGS)
-            page = browser.new_page(viewport={"width": 1500, "height": 950})
-            t0 = time.perf_counter()
-            page.goto((root / "view" / "index.html").as_uri())
-            page.wait_for_selector("body[data-ready='1']")
-            open_s = time.perf_counter() - t0
-            filters = []
-            for action in (lambda: page.check("#f-unreadable"), lambda: page.uncheck("#f-unreadable"),
-                           lambda: page.select_option("#f-trace", "2"),
-                           lambda: page.fill("#f-id", "bay")):
-                t0 = time.perf_counter()
-                action()
-                page.evaluate("MIRA.state().shown")
-                filters.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            page.locator(".trow").first.click()
-            page.wait_for_selector(".turn")
-            dialogue_s = time.perf_counter() - t0
-            browser.close()
-    print(f"view at {total:,} transcripts: build {build_s:.2f} s ({size / 2**20:.1f} MiB), open {open_s * 1000:.0f} ms, "
-          f"filter {' / '.join(f'{f * 1000:.0f}' for f in filters)} ms, open a dialogue {dialogue_s * 1000:.0f} ms")
+        page.goto((folder / "index.html").as_uri())
+        page.wait_for_selector("body[data-ready='1']", timeout=600_000)
+        open_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        page.check("#f-unreadable")
+        while page.evaluate("MIRA.state().busy"):
+            page.wait_for_timeout(20)
+        filter_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        page.locator(".trow").first.click()
+        page.wait_for_selector(".turn")
+        dialogue_s = time.perf_counter() - t0
+        browser.close()
+    return f"open {open_s * 1000:.0f} ms, first filter {filter_s:.2f} s, dialogue {dialogue_s * 1000:.0f} ms"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", nargs="*", type=int, default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--no-browser", action="store_true")
+    args = parser.parse_args()
+    print(f"{'transcripts':>11} {'read s':>7} {'view s':>7} {'ratio':>5} {'view MiB':>8} {'MiB written':>11} "
+          f"{'files':>6}  browser")
+    peaks = {}
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        base = base_runs(tmp)
+        for n in args.sizes:
+            run = synthetic_run(tmp, base, n)
+            read_s, _ = read_time(run / "transcripts.jsonl")
+            out = tmp / f"view-{n}"
+            r = measure(["view", str(run), "--out", str(out)])
+            if r.rc != 0:
+                print(f"{n:>11} view failed: {r.note}", flush=True)
+                continue
+            peaks[n] = r.mib
+            files = [p for p in out.rglob("*") if p.is_file()]
+            size = sum(p.stat().st_size for p in files)
+            shown = "skipped" if args.no_browser else browser_times(out)
+            print(f"{n:>11} {read_s:7.2f} {r.seconds:7.2f} {r.seconds / read_s:5.2f} {r.mib:8.0f} "
+                  f"{size / 2**20:11.0f} {len(files):>6}  {shown}", flush=True)
+            shutil.rmtree(run)
+            shutil.rmtree(out)
+    small, big = min(peaks, default=None), max(peaks, default=None)
+    if small is not None and big != small:
+        print(f"peak memory {big:,} / {small:,}: {peaks[big] / peaks[small]:.2f}x (goal <= 1.5x)")
 
 
 if __name__ == "__main__":
-    run(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000)
+    started = time.perf_counter()
+    main()
+    print(f"(total {time.perf_counter() - started:.0f} s)")

@@ -36,7 +36,8 @@ from mira_math.game.messages import epoch_seed
 from mira_math.generators.layout import CHECKOUT, RESOURCE_ROOT
 from mira_math.generators.errors import MiraError
 from mira_math.generators.atomic import atomic_output, write_atomic
-from mira_math.generators.schema import DataError, Instance, instance_from_dict, loads_line
+from mira_math.eval.validated import file_sha256, is_validated, mark_validated
+from mira_math.generators.schema import DataError, Instance, instance_from_checked_dict, instance_from_dict, loads_line
 
 PROGRESS_EVERY_S = 30.0   # progress lines when stderr is not a terminal
 
@@ -55,13 +56,14 @@ class RunStopped(MiraError, RuntimeError):
 class InstanceStream(Sequence[Instance]):
     """The selected instances, read lazily from the data files: only each one's file, byte
     offset and 8-byte id digest is held (about 20 bytes), so a run's memory does not grow with
-    the dataset. Reading parses the line again (:func:`load_data` validated it) and checks its
-    id against the digest, so a file edited after the check is refused, not run."""
+    the dataset. Reading checks the line's bytes against the 8-byte digest taken when
+    :func:`load_data` checked them, so a file edited after the check is refused, not run, and
+    the checked line is built again without repeating its checks (one strict parse per instance)."""
 
     def __init__(self, paths: Sequence[Path], where: "array[int]", offsets: "array[int]",
-                 keys: "array[int]"):
+                 keys: "array[int]", lines: Optional["array[int]"] = None):
         self.paths = [Path(p) for p in paths]
-        self.where, self.offsets, self.keys = where, offsets, keys
+        self.where, self.offsets, self.keys, self.lines = where, offsets, keys, lines
         self._sorted: Optional["array[int]"] = None
 
     def __len__(self) -> int:
@@ -69,7 +71,8 @@ class InstanceStream(Sequence[Instance]):
 
     def __getitem__(self, index):  # type: ignore[override]
         if isinstance(index, slice):
-            return InstanceStream(self.paths, self.where[index], self.offsets[index], self.keys[index])
+            return InstanceStream(self.paths, self.where[index], self.offsets[index], self.keys[index],
+                                  None if self.lines is None else self.lines[index])
         n = range(len(self))[index]
         with self.paths[self.where[n]].open("rb") as fh:
             return self._read(fh, n)
@@ -89,10 +92,16 @@ class InstanceStream(Sequence[Instance]):
     def _read(self, fh: Any, n: int) -> Instance:
         fh.seek(self.offsets[n])
         path = str(self.paths[self.where[n]])
-        try:
-            inst = instance_from_dict(loads_line(fh.readline().rstrip(b"\r\n"), path, 0), path, 0)
-        except DataError:
-            inst = None
+        raw = fh.readline().rstrip(b"\r\n")
+        inst: Optional[Instance] = None
+        if self.lines is not None:
+            if _line_key(raw) == self.lines[n]:
+                inst = instance_from_checked_dict(json.loads(raw))
+        else:
+            try:
+                inst = instance_from_dict(loads_line(raw, path, 0), path, 0)
+            except DataError:
+                inst = None
         if inst is None or _id_key(inst.id) != self.keys[n]:
             raise RunError(f"{path}: changed since it was checked (at byte {self.offsets[n]}); "
                            "a data file must not change while a run reads it")
@@ -111,6 +120,11 @@ def _id_key(tid: str) -> int:
     return int.from_bytes(hashlib.blake2b(tid.encode("utf-8"), digest_size=8).digest(), "big")
 
 
+def _line_key(raw: bytes) -> int:
+    """A checked line's bytes (newline excluded), as the first pass saw them."""
+    return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "big")
+
+
 @dataclass
 class Selection:
     instances: Sequence[Instance]   # an InstanceStream from load_data; a list also works
@@ -124,11 +138,15 @@ class Selection:
 
 
 def _scan_file(files: Sequence[Path], index: int, seen: Dict[str, int],
-               sink: Callable[[Instance, int], None], file_digests: List[bytes],
+               sink: Callable[[str, str, int, bytes], None], file_digests: List[bytes],
                validate: bool = True) -> None:
     """Check one data file line by line (as ``read_jsonl`` does, without holding it): its
-    bytes' sha256, a torn last line, JSON, schema, duplicate ids, the validator's checks."""
+    bytes' sha256, a torn last line, JSON, schema, duplicate ids, the validator's checks.
+    Bytes that passed before (:mod:`eval.validated`, keyed by their sha256) skip the schema and
+    the validator; the sha256 of the bytes parsed must then equal the key's."""
     path = files[index]
+    sha = file_sha256(path) if validate else None
+    trusted = sha is not None and is_validated(sha)
     with path.open("rb") as fh:
         fh.seek(0, os.SEEK_END)
         if fh.tell():
@@ -142,19 +160,31 @@ def _scan_file(files: Sequence[Path], index: int, seen: Dict[str, int],
         offset = 0
         for number, raw in enumerate(fh, start=1):
             digest.update(raw)
-            inst = instance_from_dict(loads_line(raw.rstrip(b"\r\n"), str(path), number), str(path), number)
-            first = seen.get(inst.id)
+            line = raw.rstrip(b"\r\n")
+            record = loads_line(line, str(path), number)
+            if trusted:                        # these bytes passed every check before
+                tid, family = record["id"], record["family"]
+            else:                              # the validator decodes the latent state: once
+                inst = instance_from_dict(record, str(path), number, check_latent=not validate)
+                tid, family = inst.id, inst.family
+            first = seen.get(tid)
             if first is not None:
-                where, line = divmod(first, 1 << 32)
+                where, line_no = divmod(first, 1 << 32)
                 if where == index:
-                    raise DataError(f"duplicate id {inst.id!r} (first on line {line})", str(path), number, "id")
-                raise DataError(f"duplicate id {inst.id!r} (first in {files[where]}:{line})", str(path),
+                    raise DataError(f"duplicate id {tid!r} (first on line {line_no})", str(path), number, "id")
+                raise DataError(f"duplicate id {tid!r} (first in {files[where]}:{line_no})", str(path),
                                 number, "id")
-            seen[inst.id] = (index << 32) | number
-            _check_record(inst, path, number, validate)
-            sink(inst, offset)
+            seen[tid] = (index << 32) | number
+            if not trusted:
+                _check_record(inst, path, number, validate)
+            sink(tid, family, offset, line)
             offset += len(raw)
         file_digests.append(digest.digest())
+    if sha is not None:
+        if digest.hexdigest() != sha:
+            raise RunError(f"{path}: changed while it was checked; a data file must not change while a run reads it")
+        if not trusted:
+            mark_validated(sha)
 
 
 def load_data(files: Sequence[Path], families: Optional[Sequence[str]] = None,
@@ -181,20 +211,21 @@ def load_data(files: Sequence[Path], families: Optional[Sequence[str]] = None,
     wanted_families = set(families) if families else None
     wanted = set(ids) if ids else None
     found: Set[str] = set()
-    where, offsets, keys = array("I"), array("Q"), array("Q")
+    where, offsets, keys, lines = array("I"), array("Q"), array("Q"), array("Q")
     seen: Dict[str, int] = {}
     file_digests: List[bytes] = []
     for index in range(len(files)):
-        def keep(inst: Instance, offset: int, index: int = index) -> None:
-            if wanted_families is not None and inst.family not in wanted_families:
+        def keep(tid: str, family: str, offset: int, line: bytes, index: int = index) -> None:
+            if wanted_families is not None and family not in wanted_families:
                 return
             if wanted is not None:
-                if inst.id not in wanted:
+                if tid not in wanted:
                     return
-                found.add(inst.id)
+                found.add(tid)
             where.append(index)
             offsets.append(offset)
-            keys.append(_id_key(inst.id))
+            keys.append(_id_key(tid))
+            lines.append(_line_key(line))
 
         _scan_file(files, index, seen, keep, file_digests,
                    validate=_release_folder(files[index]) not in imported)
@@ -221,10 +252,11 @@ def load_data(files: Sequence[Path], families: Optional[Sequence[str]] = None,
         where = array("I", (where[n] for n in positions))
         offsets = array("Q", (offsets[n] for n in positions))
         keys = array("Q", (keys[n] for n in positions))
+        lines = array("Q", (lines[n] for n in positions))
     digest = hashlib.sha256()
     for d in file_digests:
         digest.update(d)
-    return Selection(InstanceStream(files, where, offsets, keys), [_portable(p) for p in files],
+    return Selection(InstanceStream(files, where, offsets, keys, lines), [_portable(p) for p in files],
                      digest.hexdigest())
 
 

@@ -7,7 +7,7 @@ lines alone (with the dataset), so everything a metric needs is recorded here.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Dict, List, Optional
 
 TRANSCRIPT_VERSION = "1"
@@ -74,7 +74,19 @@ class Transcript:
     version: str = TRANSCRIPT_VERSION
 
     def to_json_line(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":")) + "\n"
+        return _ENCODER.encode(self) + "\n"
+
+
+def _fields_of(obj: Any) -> Dict[str, Any]:
+    """A dataclass as a shallow dict of its fields, in declaration order: the JSON encoder walks
+    the values itself, so nothing is deep-copied (``dataclasses.asdict`` copies every turn).
+    Generic over fields, so a field added to a turn is written without touching this."""
+    if is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: getattr(obj, f.name) for f in fields(obj)}
+    raise TypeError(f"cannot write {type(obj).__name__} in a transcript")
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_fields_of)
 
 
 def estimate_tokens(texts: List[str]) -> float:

@@ -11,7 +11,7 @@ import re
 from dataclasses import asdict, dataclass, field, fields
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from mira_math.generators.errors import MiraError
 from mira_math.verifiers.exact import ANSWER_TYPES, from_canonical
@@ -158,8 +158,10 @@ def _object(raw: Any, cls: type, name: str, where: Tuple[str, int]) -> dict:
     return raw
 
 
-def instance_from_dict(raw: Any, path: str = "<memory>", line: int = 0) -> Instance:
-    """Build an :class:`Instance`, checking every field's presence and type."""
+def instance_from_dict(raw: Any, path: str = "<memory>", line: int = 0, check_latent: bool = True) -> Instance:
+    """Build an :class:`Instance`, checking every field's presence and type. ``check_latent=False``
+    leaves the latent state's decoding to a caller that decodes it anyway (the validator), so it
+    is decoded once."""
     w = (path, line)
     _object(raw, Instance, "", w)
     for name in ("id", "family", "type", "seed_set", "generator_version", "latent"):
@@ -193,15 +195,31 @@ def instance_from_dict(raw: Any, path: str = "<memory>", line: int = 0) -> Insta
     except ValueError as err:
         raise DataError(str(err), path, line, "answer.value") from None
     answer = Answer(a["type"], a["value"], _str_list(a["components"], "answer.components", w))
-    try:
-        decode_latent(raw["latent"])
-    except (ValueError, TypeError) as err:
-        raise DataError(f"not canonical JSON: {err}", path, line, "latent") from None
+    if check_latent:
+        try:
+            decode_latent(raw["latent"])
+        except (ValueError, TypeError) as err:
+            raise DataError(f"not canonical JSON: {err}", path, line, "latent") from None
     return Instance(
         id=raw["id"], family=raw["family"], type=raw["type"], difficulty=raw["difficulty"],
         level=raw["level"], seed=raw["seed"], seed_set=raw["seed_set"],
         generator_version=raw["generator_version"], view=view,
         responder=_str_list(raw["responder"], "responder", w), hints=hints, answer=answer,
+        candidate_answers=raw["candidate_answers"], latent=raw["latent"],
+    )
+
+
+def instance_from_checked_dict(raw: Dict[str, Any]) -> Instance:
+    """An :class:`Instance` from a record :func:`instance_from_dict` already accepted (the same
+    bytes, proven by their digest): no check is repeated."""
+    v, a = raw["view"], raw["answer"]
+    return Instance(
+        id=raw["id"], family=raw["family"], type=raw["type"], difficulty=raw["difficulty"],
+        level=raw["level"], seed=raw["seed"], seed_set=raw["seed_set"],
+        generator_version=raw["generator_version"],
+        view=View(v["context"], v["facts"], v["question"], v["domain"]), responder=raw["responder"],
+        hints=[Hint(h["slot"], h["constraint"], h["value"]) for h in raw["hints"]],
+        answer=Answer(a["type"], a["value"], a["components"]),
         candidate_answers=raw["candidate_answers"], latent=raw["latent"],
     )
 

@@ -75,6 +75,8 @@ class Page:
         raise AssertionError(f"never true: {expression}")
 
     def shown(self) -> int:
+        """Rows shown once the table's chunks a filter needs have arrived."""
+        self.wait("!MIRA.state().busy")
         return self.page.evaluate("MIRA.state().shown")
 
     def shot(self, name):

@@ -51,22 +51,40 @@ def test_build_writes_pages_that_agree_with_scoring(demo_runs, tmp_path):
     assert "/*{{JS}}*/" not in html and "MIRA.index" in html
     assert "connect-src 'none'" in html                 # the page may open no connection
     (index,) = _load_js(out / "data" / "index.js", "MIRA.index")
-    rows = index["rows"]
-    assert len(rows["run"]) == 4620 and index["page_size"] == 500
+    assert index["rows"] == 4620 and index["page_size"] == 500 and index["chunks"] == 1
+    (rows,) = _load_js(out / "data" / "r-0000.js", "MIRA.page")[2:]
+    assert len(rows["run"]) == 4620
     pages = sorted(p.name for p in (out / "data").glob("t-*.js"))
     assert pages == [f"t-{n:04d}.js" for n in range(10)]
     # the trace class of every row is scoring's
     runs = group_runs([demo_runs["reference"], demo_runs["noask"]])
     expected = sorted((s.key[1], r, TRACE_CODES[s.trace_class])
                       for r, info in enumerate(runs) for s in load_run(info).stats)
-    got = sorted((index["instances"]["id"][i], r, c) for i, r, c in zip(rows["inst"], rows["run"], rows["trace"]))
+    got = sorted(zip(rows["id"], rows["run"], rows["trace"]))
     assert got == expected
     assert sum(rows["unreadable"]) == 450            # noask's tuple answers
-    # a transcript page holds the annotated transcripts in row order
-    _, n, page = _load_js(out / "data" / "t-0000.js", "MIRA.page")
-    assert n == 0 and page[0]["id"] == index["instances"]["id"][rows["inst"][0]]
-    offer = next(t for t in page[0]["turns"] if t["role"] == "responder")
-    assert offer["_canonical"] is True
+    # rows are in instance order, each instance's runs together
+    assert rows["inst"] == sorted(rows["inst"]) and rows["id"][:2] == [rows["id"][0]] * 2
+    # the precomputed summary counts what the rows hold
+    assert sum(e[2] + e[6] for e in index["summary"]) == 4620
+    assert sum(e[5] for e in index["summary"]) == sum(1 for c in rows["trace"] if c == TRACE_CODES["correct"])
+    # a transcript page holds the annotated transcripts at the positions the rows name
+    _, n, page, notes = _load_js(out / "data" / "t-0000.js", "MIRA.page")
+    assert n == 0 and page[rows["t"][0]]["id"] == rows["id"][0]
+    offer = next(j for j, t in enumerate(page[0]["turns"]) if t["role"] == "responder")
+    assert notes[0][offer] is True                        # the offer quotes a canonical line
+    assert isinstance(notes[0][0], list)                  # the solver's request is located
+    _, _, insts, _ = _load_js(out / "data" / "i-0000.js", "MIRA.page")
+    assert insts[rows["inst"][0]]["id"] == rows["id"][0]
+
+
+def test_table_chunks_split_the_rows(demo_runs, tmp_path):
+    out = tmp_path / "view"
+    build_view([demo_runs["noask"]], out, chunk_rows=1000)
+    (index,) = _load_js(out / "data" / "index.js", "MIRA.index")
+    assert index["chunks"] == 3
+    sizes = [len(_load_js(out / "data" / f"r-{n:04d}.js", "MIRA.page")[2]["run"]) for n in range(3)]
+    assert sizes == [1000, 1000, 310]
 
 
 def test_build_is_deterministic_and_refuses_foreign_folders(demo_runs, tmp_path):

@@ -1,14 +1,19 @@
 // MIRA-Math transcript viewer. Every piece of data is untrusted text: it reaches the page
 // only through textContent (never innerHTML). Data arrives as <script> files that call
 // MIRA.index(...) and MIRA.page(kind, n, items), because file:// pages may not fetch().
+// The index is small (runs, families, a precomputed summary); the table's rows come in chunks
+// ("r" pages, table order), the first at start, the rest when a filter, the hash or scrolling
+// needs them, so a million transcripts open as fast as a thousand.
 (function () {
   "use strict";
   var TRACE = ["no canonical hint", "hint but wrong", "correct", "errored"];
   var COLORS = ["#2f6fd6", "#d6552f", "#2fa56f", "#8e6fd6", "#c9a227", "#2fb3c9", "#c92f8e", "#6b7380"];
-  var D = null, P = 100, N = 0;
-  var pages = { t: {}, i: {} }, waiting = { t: {}, i: {} };
+  var D = null, P = 100, N = 0, CH = 5000;
+  var pages = { t: {}, i: {}, r: {} }, waiting = { t: {}, i: {}, r: {} };
   var filtered = new Int32Array(0), selPos = -1, selRow = -1, cmpRun = -1;
-  var byInst = {};                    // instance index -> [row, ...]
+  var R = null, chunkLoaded = [], chunksLoaded = 0, busy = 0;   // the table's columns, filled chunk by chunk
+  var NUMERIC = ["run", "inst", "t", "trace", "unreadable", "fmt", "nonc", "req", "off", "fam", "diff"];
+  var TEXT = ["ans", "reason", "id", "type"];
   var $ = function (id) { return document.getElementById(id); };
 
   function el(tag, cls, text) {
@@ -35,18 +40,58 @@
       document.body.appendChild(s);
     });
   }
-  function transcript(row) { return load("t", Math.floor(row / P)).then(function (p) { return p[row % P]; }); }
+  function transcript(pos) { return load("t", Math.floor(pos / P)).then(function (p) { return p[pos % P]; }); }
   function instance(i) { return load("i", Math.floor(i / P)).then(function (p) { return p[i % P]; }); }
 
   window.MIRA = {
-    page: function (kind, n, items) {
+    page: function (kind, n, items, notes) {
+      if (kind === "r") { fillChunk(n, items); items = true; }
+      else if (kind === "t") items.forEach(function (t, j) { annotate(t, notes[j]); });
+      else if (kind === "i") items.forEach(function (inst) { inst.budget = 3 * inst.difficulty; });
       pages[kind][n] = items;
       (waiting[kind][n] || []).forEach(function (f) { f(items); });
       delete waiting[kind][n];
     },
-    index: function (data) { D = data; P = data.page_size; N = data.rows.run.length; init(); },
-    state: function () { return { shown: filtered.length, selected: selRow, compare: cmpRun }; }
+    index: function (data) { D = data; P = data.page_size; N = data.rows; CH = data.chunk_rows; init(); },
+    state: function () { return { shown: filtered.length, selected: selRow, compare: cmpRun, busy: busy > 0, chunks: chunksLoaded }; }
   };
+
+  function annotate(t, notes) {          // the build's display hints, one per turn
+    (t.turns || []).forEach(function (turn, j) {
+      var note = notes ? notes[j] : null;
+      if (turn.role === "solver") turn._span = note; else if (turn.role === "responder") turn._canonical = note === true;
+    });
+  }
+
+  // ---------------------------------------------------------------- table rows, by chunk
+  function allocRows() {
+    R = {};
+    NUMERIC.forEach(function (c) { R[c] = new Int32Array(N); });
+    TEXT.forEach(function (c) { R[c] = new Array(N); });
+  }
+  function fillChunk(n, cols) {
+    if (chunkLoaded[n]) return;
+    var base = n * CH;
+    NUMERIC.concat(TEXT).forEach(function (c) { var src = cols[c], dst = R[c]; for (var j = 0; j < src.length; j++) dst[base + j] = src[j]; });
+    chunkLoaded[n] = true; chunksLoaded++;
+  }
+  function loaded(k) { return !!chunkLoaded[Math.floor(k / CH)]; }
+  function chunk(n) { return n < 0 || n >= D.chunks ? Promise.resolve(true) : load("r", n); }
+  function rowsAround(k, spread) {      // the chunks holding rows k - spread .. k + spread
+    var a = Math.floor(Math.max(0, k - spread) / CH), b = Math.floor(Math.min(N - 1, k + spread) / CH), jobs = [];
+    for (var n = a; n <= b; n++) jobs.push(chunk(n));
+    return Promise.all(jobs);
+  }
+  var everything = null;
+  function allRows() {                  // every chunk, four at a time
+    if (chunksLoaded === D.chunks) return Promise.resolve(true);
+    if (everything) return everything;
+    busy++;
+    var next = 0;
+    function worker() { if (next >= D.chunks) return Promise.resolve(true); var n = next++; return chunk(n).then(worker); }
+    everything = Promise.all([worker(), worker(), worker(), worker()]).then(function () { busy--; return true; });
+    return everything;
+  }
 
   // ---------------------------------------------------------------- filters
   function options(select, items, allLabel) {
@@ -59,27 +104,35 @@
       diff: $("f-diff").value, trace: $("f-trace").value, unreadable: $("f-unreadable").checked,
       fmt: $("f-fmt").checked, nonc: $("f-nonc").checked, id: $("f-id").value.trim().toLowerCase() };
   }
+  function active(f, ignoreFamily) {
+    return f.run !== "" || (!ignoreFamily && f.family !== "") || f.type || f.diff !== "" || f.trace !== "" ||
+      f.unreadable || f.fmt || f.nonc || f.id;
+  }
   function matcher(f, ignoreFamily) {
-    var R = D.rows, I = D.instances;
     var run = f.run === "" ? -1 : +f.run, fam = (ignoreFamily || f.family === "") ? -1 : +f.family;
     var diff = f.diff === "" ? -1 : +f.diff, trace = f.trace === "" ? -1 : +f.trace;
     return function (k) {
-      var i = R.inst[k];
       if (run >= 0 && R.run[k] !== run) return false;
-      if (fam >= 0 && I.family[i] !== fam) return false;
-      if (f.type && I.type[i] !== f.type) return false;
-      if (diff >= 0 && I.difficulty[i] !== diff) return false;
+      if (fam >= 0 && R.fam[k] !== fam) return false;
+      if (f.type && R.type[k] !== f.type) return false;
+      if (diff >= 0 && R.diff[k] !== diff) return false;
       if (trace >= 0 && R.trace[k] !== trace) return false;
       if (f.unreadable && !R.unreadable[k]) return false;
       if (f.fmt && !R.fmt[k]) return false;
       if (f.nonc && !R.nonc[k]) return false;
-      if (f.id && I.id[i].toLowerCase().indexOf(f.id) < 0) return false;
+      if (f.id && R.id[k].toLowerCase().indexOf(f.id) < 0) return false;
       return true;
     };
   }
+  var filterToken = 0;
   function applyFilters(keepSelection) {
-    var f = readFilters(), m = matcher(f, false), out = new Int32Array(N), n = 0;
-    for (var k = 0; k < N; k++) if (m(k)) out[n++] = k;
+    var f = readFilters(), token = ++filterToken, out = new Int32Array(N), n = 0;
+    if (!active(f, false)) { for (var k0 = 0; k0 < N; k0++) out[k0] = k0; n = N; }
+    else if (chunksLoaded < D.chunks) {   // a filter reads every row: load them, then filter
+      $("count").textContent = "loading the table…";
+      allRows().then(function () { if (token === filterToken) applyFilters(keepSelection); });
+      return;
+    } else { var m = matcher(f, false); for (var k = 0; k < N; k++) if (m(k)) out[n++] = k; }
     filtered = out.subarray(0, n);
     $("count").textContent = n.toLocaleString() + " of " + N.toLocaleString() + " transcripts";
     $("spacer").style.height = (n * rowHeight()) + "px";
@@ -91,13 +144,22 @@
 
   // ---------------------------------------------------------------- summary
   function renderSummary(f) {
-    var m = matcher(f, true), R = D.rows, I = D.instances, nf = D.families.length, nr = D.runs.length;
+    var nf = D.families.length, nr = D.runs.length;
     var acc = [];
     for (var a = 0; a <= nf; a++) { acc.push([]); for (var r = 0; r < nr; r++) acc[a].push({ n: 0, t: [0, 0, 0, 0], fmt: 0, nonc: 0, req: 0 }); }
-    for (var k = 0; k < N; k++) {
-      if (!m(k)) continue;
-      var rows = [acc[I.family[R.inst[k]]][R.run[k]], acc[nf][R.run[k]]];
-      rows.forEach(function (s) { s.t[R.trace[k]]++; if (R.trace[k] !== 3) { s.n++; s.req += R.req[k]; if (R.fmt[k]) s.fmt++; if (R.nonc[k]) s.nonc++; } });
+    if (!active(f, true)) {               // no filter: the build's own counts, no row needed
+      D.summary.forEach(function (e) {
+        [acc[e[0]][e[1]], acc[nf][e[1]]].forEach(function (s) {
+          s.n += e[2]; for (var c = 0; c < 4; c++) s.t[c] += e[3 + c]; s.fmt += e[7]; s.nonc += e[8]; s.req += e[9];
+        });
+      });
+    } else {
+      var m = matcher(f, true);
+      for (var k = 0; k < N; k++) {
+        if (!m(k)) continue;
+        var rows = [acc[R.fam[k]][R.run[k]], acc[nf][R.run[k]]];
+        rows.forEach(function (s) { s.t[R.trace[k]]++; if (R.trace[k] !== 3) { s.n++; s.req += R.req[k]; if (R.fmt[k]) s.fmt++; if (R.nonc[k]) s.nonc++; } });
+      }
     }
     var table = el("table", "sum"), head = el("tr");
     ["family", "run", "n", "accuracy", "trace (no hint / hint wrong / correct)", "avg requests", "format err.", "noncanon."].forEach(function (h) { head.appendChild(el("th", null, h)); });
@@ -128,24 +190,26 @@
   function renderRows() {
     var sc = $("scroller"), sp = $("spacer"), h = rowHeight();
     var first = Math.max(0, Math.floor(sc.scrollTop / h) - 10), last = Math.min(filtered.length, Math.ceil((sc.scrollTop + sc.clientHeight) / h) + 10);
-    var R = D.rows, I = D.instances;
     sp.textContent = "";
+    var missing = {};
     for (var p = first; p < last; p++) {
-      var k = filtered[p], i = R.inst[k];
+      var k = filtered[p];
       var row = el("div", "row trow" + (k === selRow ? " sel" : ""));
       row.style.top = (p * h) + "px";
       row.dataset.pos = p;
+      if (!loaded(k)) { missing[Math.floor(k / CH)] = true; add(row, el("span", "c-id muted", "…")); sp.appendChild(row); continue; }
       var trace = add(el("span", "c-trace"), el("span", "badge t" + R.trace[k], TRACE[R.trace[k]]));
-      var fam = el("span", "c-fam", D.families[I.family[i]]), flags = el("span", "c-flags");
+      var fam = el("span", "c-fam", D.families[R.fam[k]]), flags = el("span", "c-flags");
       if (R.fmt[k]) flags.appendChild(flag("fmt", "F" + R.fmt[k], R.fmt[k] + " format error(s)"));
       if (R.nonc[k]) flags.appendChild(flag("noncanon", "N" + R.nonc[k], R.nonc[k] + " noncanonical offer(s)"));
       if (R.unreadable[k]) flags.appendChild(flag("", "U", "unreadable answer"));
-      fam.title = D.families[I.family[i]];
-      add(row, add(el("span", "c-run"), runDot(R.run[k])), el("span", "c-id", I.id[i]), fam, el("span", "c-t", I.type[i]),
-        el("span", "c-d", I.difficulty[i]), trace, flags, el("span", "c-ro", R.req[k] + "/" + R.off[k]), el("span", "c-ans", R.ans[k]));
+      fam.title = D.families[R.fam[k]];
+      add(row, add(el("span", "c-run"), runDot(R.run[k])), el("span", "c-id", R.id[k]), fam, el("span", "c-t", R.type[k]),
+        el("span", "c-d", R.diff[k]), trace, flags, el("span", "c-ro", R.req[k] + "/" + R.off[k]), el("span", "c-ans", R.ans[k]));
       row.title = R.reason[k];
       sp.appendChild(row);
     }
+    Object.keys(missing).forEach(function (n) { chunk(+n).then(function () { renderRows(); }); });
   }
   function select(pos, scroll) {
     if (pos < 0 || pos >= filtered.length) return;
@@ -163,7 +227,7 @@
   // ---------------------------------------------------------------- URL hash
   function writeHash() {
     if (selRow < 0) return;
-    var h = "#run=" + D.rows.run[selRow] + "&id=" + encodeURIComponent(D.instances.id[D.rows.inst[selRow]]);
+    var h = "#run=" + R.run[selRow] + "&id=" + encodeURIComponent(R.id[selRow]);
     if (cmpRun >= 0) h += "&cmp=" + cmpRun;
     if (location.hash !== h) history.replaceState(null, "", h);
   }
@@ -171,11 +235,13 @@
     var q = {}; location.hash.replace(/^#/, "").split("&").forEach(function (kv) { var p = kv.split("="); if (p[0]) q[p[0]] = decodeURIComponent(p[1] || ""); });
     if (q.cmp !== undefined && q.cmp !== "") cmpRun = +q.cmp;
     if (q.id === undefined) return;
-    for (var k = 0; k < N; k++) if (D.instances.id[D.rows.inst[k]] === q.id && String(D.rows.run[k]) === (q.run || "0")) {
-      selRow = k; var p = indexOf(k);
-      if (p < 0) { resetFilters(); p = indexOf(k); }
-      select(p, true); return;
-    }
+    allRows().then(function () {        // an id anywhere in the table: every row is needed
+      for (var k = 0; k < N; k++) if (R.id[k] === q.id && String(R.run[k]) === (q.run || "0")) {
+        selRow = k; var p = indexOf(k);
+        if (p < 0) { resetFilters(); p = indexOf(k); }
+        select(p, true); return;
+      }
+    });
   }
   function resetFilters() {
     ["f-run", "f-family", "f-type", "f-diff", "f-trace"].forEach(function (id) { $(id).value = ""; });
@@ -273,14 +339,22 @@
     return card;
   }
   var renderToken = 0;
+  function sameInstance(k) {           // rows are in instance order: its other runs are neighbours
+    var out = [], i = R.inst[k], x;
+    for (x = k - 1; x >= 0 && loaded(x) && R.inst[x] === i; x--) out.push(x);
+    for (x = k + 1; x < N && loaded(x) && R.inst[x] === i; x++) out.push(x);
+    return out;
+  }
   function renderDetail() {
-    var k = selRow, token = ++renderToken, R = D.rows, i = R.inst[k];
-    var others = (byInst[i] || []).filter(function (x) { return x !== k; });
-    var cmpRow = -1;
-    others.forEach(function (x) { if (R.run[x] === cmpRun) cmpRow = x; });
-    var jobs = [transcript(k), instance(i), cmpRow >= 0 ? transcript(cmpRow) : Promise.resolve(null)];
-    Promise.all(jobs).then(function (res) {
-      if (token !== renderToken) return;
+    var k = selRow, token = ++renderToken;
+    rowsAround(k, D.runs.length).then(function () {
+      if (token !== renderToken) return null;
+      var others = sameInstance(k), cmpRow = -1;
+      others.forEach(function (x) { if (R.run[x] === cmpRun) cmpRow = x; });
+      return Promise.all([transcript(R.t[k]), instance(R.inst[k]), cmpRow >= 0 ? transcript(R.t[cmpRow]) : Promise.resolve(null), others]);
+    }).then(function (res) {
+      if (!res || token !== renderToken) return;
+      var others = res[3];
       var t = res[0], inst = res[1], c = res[2], det = $("detail");
       det.textContent = "";
       var head = el("div", "dhead");
@@ -305,14 +379,12 @@
 
   // ---------------------------------------------------------------- start
   function init() {
-    var R = D.rows, I = D.instances;
-    for (var k = 0; k < N; k++) (byInst[R.inst[k]] = byInst[R.inst[k]] || []).push(k);
+    allocRows();
     var runs = $("runs");
     D.runs.forEach(function (run, r) { add(runs, add(el("span", "run-tag"), runDot(r), document.createTextNode(run.label + " (" + run.transcripts + ")"))); });
     options($("f-run"), D.runs.map(function (run, r) { return [r, run.label]; }), "all runs");
     options($("f-family"), D.families.map(function (f, n) { return [n, f]; }), "all families");
-    var diffs = {}; I.difficulty.forEach(function (d) { diffs[d] = true; });
-    options($("f-diff"), Object.keys(diffs).map(Number).sort(function (a, b) { return a - b; }).map(function (d) { return [d, String(d)]; }), "all");
+    options($("f-diff"), D.difficulties.map(function (d) { return [d, String(d)]; }), "all");
     ["f-run", "f-family", "f-type", "f-diff", "f-trace", "f-unreadable", "f-fmt", "f-nonc"].forEach(function (id) { $(id).addEventListener("change", function () { applyFilters(true); }); });
     $("f-id").addEventListener("input", function () { applyFilters(true); });
     var pending = false;
@@ -330,8 +402,10 @@
       }
     });
     window.addEventListener("hashchange", readHash);
-    applyFilters(false);
-    readHash();
-    document.body.dataset.ready = "1";
+    chunk(0).then(function () {         // the summary and the first page of the table: ready
+      applyFilters(false);
+      readHash();
+      document.body.dataset.ready = "1";
+    });
   }
 })();
