@@ -402,6 +402,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                         help="Qwen subset: instances per family (its lowest difficulty)")
     parser.add_argument("--handful", type=int, default=4,
                         help="instances of each transformers run (re-encodes every turn: slow)")
+    parser.add_argument("--reduce", type=int, metavar="N",
+                        help="a reduced run: every subset cut to N instances spread over it")
     parser.add_argument("--models", nargs="+", choices=sorted(MODELS), default=sorted(MODELS))
     parser.add_argument("--fresh", action="store_true",
                         help="rerun every run (default: keep finished runs of the same settings)")
@@ -417,12 +419,15 @@ def main(argv: Optional[List[str]] = None) -> int:
                "families": family_subset(args.release, args.qwen_per_family)}
     for key in list(subsets):
         subsets[key + "-handful"] = handful(subsets[key], args.handful)
+    if args.reduce:
+        subsets = {key: handful(ids, min(args.reduce, len(ids))) for key, ids in subsets.items()}
     commit = checkout_commit()
     for key, folder in folders.items():
         print(f"model {key}: {folder}", flush=True)
     print(f"subsets: {len(subsets['blocks'])} instances for SmolLM2 (first of every family x "
           f"difficulty), {len(subsets['families'])} for Qwen ({args.qwen_per_family} per family, "
-          f"lowest difficulty), {args.handful} for transformers", flush=True)
+          f"lowest difficulty), {len(subsets['families-handful'])} for transformers"
+          + (f" (reduced to {args.reduce})" if args.reduce else ""), flush=True)
     env = dict(os.environ)
     env.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")     # GiB of KV cache: the machine is small
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
