@@ -365,27 +365,30 @@ def build_plan(folders: Mapping[str, Path], max_model_len: int) -> List[Tuple[st
         model, folder = MODELS[key], folders[key]
         served = model.served
         vllm = ["--solver", f"vllm:{folder}", "--max-model-len", str(max_model_len)]
-        runs: List[Tuple[str, str, Extra]] = [
+        offline: List[Tuple[str, str, Extra]] = [
             ("vllm-rules-zs", subset, vllm + ["--responder", "rules", "--regime", "zs"]),
-            ("openai-llmopenai-zs", subset, lambda url, s=served: [
-                "--solver", f"openai:{s}@{url}", "--responder", f"llm:openai:{s}@{url}"]),
-        ]
-        if key == "smollm2":
-            # A 135M model never writes a REQUEST line, so its responder paths also run behind
-            # the scripted reference solver (which always asks).
-            runs.append(("reference-llmopenai-zs", subset, lambda url, s=served: [
-                "--solver", "reference", "--responder", f"llm:openai:{s}@{url}"]))
-        runs += [
-            ("transformers-rules-zs", subset + "-handful",
-             ["--solver", f"transformers:{folder}", "--responder", "rules"]),
             ("vllm-llmsame-zs", subset, vllm + ["--responder", "llm:same", "--regime", "zs"]),
             ("vllm-rules-4s", subset, vllm + ["--responder", "rules", "--regime", "4s"]),
             ("vllm-llmsame-4s", subset, vllm + ["--responder", "llm:same", "--regime", "4s"]),
         ]
+        served_runs: List[Tuple[str, str, Extra]] = [
+            ("openai-llmopenai-zs", subset, lambda url, s=served: [
+                "--solver", f"openai:{s}@{url}", "--responder", f"llm:openai:{s}@{url}"]),
+        ]
+        transformers: List[Tuple[str, str, Extra]] = [
+            ("transformers-rules-zs", subset + "-handful",
+             ["--solver", f"transformers:{folder}", "--responder", "rules"]),
+        ]
         if key == "smollm2":
-            runs.append(("reference-llmvllm-zs", subset, [
+            # A 135M model never writes a REQUEST line, so its responder paths also run behind
+            # the scripted reference solver (which always asks).
+            served_runs.append(("reference-llmopenai-zs", subset, lambda url, s=served: [
+                "--solver", "reference", "--responder", f"llm:openai:{s}@{url}"]))
+            offline.append(("reference-llmvllm-zs", subset, [
                 "--solver", "reference", "--responder", f"llm:vllm:{folder}",
                 "--max-model-len", str(max_model_len)]))
+        # the offline runs first: the request measurement rests on them
+        runs = offline + served_runs + transformers
         plan += [(model.prefix + name, key, sub, extra) for name, sub, extra in runs]
     return plan
 
