@@ -295,20 +295,27 @@ def checkout_commit() -> str:
     return head + ("+changes" if dirty else "")
 
 
-def mira(args: List[str], env: Dict[str, str]) -> Tuple[float, float, str]:
+def mira(args: List[str], env: Dict[str, str], log: Optional[Path] = None) -> Tuple[float, float, str]:
     """Run ``mira-math ARGS``; returns wall seconds, CPU seconds (the process and the children
-    it waited for) and stdout."""
+    it waited for) and stdout. With ``log``, stdout and stderr go there as they come (an engine
+    start takes minutes: ``tail -f`` shows where it is)."""
     t0 = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.run([sys.executable, "-m", "mira_math.cli.main", *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True)
+    command = [sys.executable, "-m", "mira_math.cli.main", *args]
+    if log is None:
+        proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+        stdout, stderr = proc.stdout, proc.stderr
+    else:
+        with open(log, "w", encoding="utf-8") as handle:
+            proc = subprocess.run(command, cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT)
+        stdout, stderr = log.read_text(encoding="utf-8", errors="replace"), ""
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.perf_counter() - t0
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode != 0:
-        sys.stderr.write(proc.stdout[-3000:] + proc.stderr[-6000:])
+        sys.stderr.write(stdout[-3000:] + stderr[-6000:])
         raise SystemExit(f"mira-math {' '.join(args[:3])} failed (exit {proc.returncode})")
-    return wall, cpu, proc.stdout
+    return wall, cpu, stdout
 
 
 def free_port() -> int:
@@ -481,8 +488,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             if out.exists():
                 subprocess.run(["rm", "-rf", str(out)], check=True)
             print(f"-- {name} ({len(ids)} instances)", flush=True)
-            wall, cpu, stdout = mira(["eval", *extra, *common, "--out", str(out)], env_run)
-            print(stdout.strip(), flush=True)
+            wall, cpu, stdout = mira(["eval", *extra, *common, "--out", str(out)], env_run,
+                                     log=args.out / f"{name}.log")
+            print("\n".join(line for line in stdout.splitlines()
+                            if line.startswith(str(out))), flush=True)   # the summary line
             result = figures(name, out, wall, cpu, stdout, remote=remote, commit=commit)
             counts, rows_by_run[name] = measure_requests(out)
             for field_name, value in counts.items():
