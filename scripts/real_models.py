@@ -441,6 +441,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     env = dict(os.environ)
     env.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")     # GiB of KV cache: the machine is small
     env.setdefault("TOKENIZERS_PARALLELISM", "false")
+    env.setdefault("PYTHONUNBUFFERED", "1")            # NAME.log shows the engine start as it goes
     runs_dir = args.out / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     plan = build_plan(folders, args.max_model_len)
