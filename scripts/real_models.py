@@ -303,18 +303,19 @@ def mira(args: List[str], env: Dict[str, str], log: Optional[Path] = None) -> Tu
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     command = [sys.executable, "-m", "mira_math.cli.main", *args]
     if log is None:
-        proc = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
-        stdout, stderr = proc.stdout, proc.stderr
+        captured = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+        returncode, stdout, stderr = captured.returncode, captured.stdout, captured.stderr
     else:
         with open(log, "w", encoding="utf-8") as handle:
-            proc = subprocess.run(command, cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT)
+            returncode = subprocess.run(command, cwd=ROOT, env=env, stdout=handle,
+                                        stderr=subprocess.STDOUT).returncode
         stdout, stderr = log.read_text(encoding="utf-8", errors="replace"), ""
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.perf_counter() - t0
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if proc.returncode != 0:
+    if returncode != 0:
         sys.stderr.write(stdout[-3000:] + stderr[-6000:])
-        raise SystemExit(f"mira-math {' '.join(args[:3])} failed (exit {proc.returncode})")
+        raise SystemExit(f"mira-math {' '.join(args[:3])} failed (exit {returncode})")
     return wall, cpu, stdout
 
 
