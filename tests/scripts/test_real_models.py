@@ -34,8 +34,8 @@ def _transcripts(tmp_path: Path) -> Path:
          "meta": {"latency_s": 2.0, "usage": {"completion_tokens": 40}}},
         {"role": "solver", "action": "request", "raw": "REQUEST: x?",
          "meta": {"latency_s": 1.0, "usage": {"completion_tokens": 10}}},
-        {"role": "responder", "raw": '{"type": "decline"}', "errors": ["json parse error: ..."], "meta": {"fallback": True,
-                                                                           "latency_s": 0.5}},
+        {"role": "responder", "raw": '{"type": "decline"}', "errors": ["json parse error: ..."],
+         "meta": {"fallback": True, "latency_s": 0.5}},
     ]
     rows = [{"id": "a", "turns": turns_a, "ended_by": "budget", "verdict": None},
             {"id": "b", "turns": [], "ended_by": "answer",
@@ -71,3 +71,91 @@ def test_a_kept_entry_from_before_cpu_time_was_recorded_still_loads(tmp_path):
     figures = rm.RunFigures(**old)
     assert figures.cpu_s is None and figures.commit == "" and figures.harness_s() == 0.5
     assert rm.RunFigures(**dict(old, remote=True)).row().split()[5] == "-"
+
+
+def test_the_qwen_subset_is_one_instance_of_each_familys_lowest_difficulty_and_a_handful_spreads():
+    rm = _module()
+    ids = rm.family_subset(ROOT / "mira-math")
+    rows = {json.loads(line)["id"]: json.loads(line) for path in (ROOT / "mira-math" / "data").glob("*/*.jsonl")
+            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+    assert len(ids) == 22 == len({rows[i]["family"] for i in ids}) and ids == sorted(ids)
+    assert {rows[i]["difficulty"] for i in ids} == {1}
+    assert len(rm.family_subset(ROOT / "mira-math", 2)) == 44
+    few = rm.handful(ids, 4)
+    assert few == [ids[0], ids[5], ids[11], ids[16]] and rm.handful(ids[:3], 4) == ids[:3]
+
+
+def test_the_plan_runs_each_model_once_per_path_with_transformers_on_the_handful(tmp_path):
+    rm = _module()
+    plan = rm.build_plan({"smollm2": tmp_path / "s", "qwen": tmp_path / "q"}, 4096)
+    names = [name for name, _, _, _ in plan]
+    assert len(names) == len(set(names)) == 14
+    qwen = {name: (subset, extra) for name, key, subset, extra in plan if key == "qwen"}
+    assert set(qwen) == {"qwen-vllm-rules-zs", "qwen-vllm-llmsame-zs", "qwen-vllm-rules-4s",
+                         "qwen-vllm-llmsame-4s", "qwen-openai-llmopenai-zs", "qwen-transformers-rules-zs"}
+    assert qwen["qwen-transformers-rules-zs"][0] == "families-handful"
+    assert qwen["qwen-openai-llmopenai-zs"][1]("http://h/v1")[:2] == ["--solver", "openai:qwen@http://h/v1"]
+    assert [key for _, key, _, _ in plan] == ["smollm2"] * 8 + ["qwen"] * 6   # one server at a time
+
+
+def _records(requests_and_decisions):
+    from mira_math.generators.schema import read_jsonl
+
+    inst = next(i for p in sorted((ROOT / "mira-math" / "data").glob("*/*.jsonl"))
+                for i in read_jsonl(p) if i.id == "bay-000000")   # responder line 'P(H) = 1/2'
+    turns = []
+    for request, decision in requests_and_decisions:
+        turns += [{"role": "solver", "action": "request", "raw": f"REQUEST: {request}"},
+                  {"role": "responder", "request": request, "decision": decision,
+                   "quoted_constraint": "P(H) = 1/2" if decision == "offer" else None}]
+    return [({"id": inst.id, "turns": turns}, inst)]
+
+
+def test_request_rows_judge_each_request_by_the_slot_reader_beside_both_decisions():
+    rm = _module()
+    from mira_math.game.responders.rules import decide
+    from mira_math.game.slots import line_slot, read_request
+
+    rows = rm.request_rows(_records([
+        ("What is P(H)?", "decline"),                 # precise, but the logged responder declined
+        ("What is P(H)?", "offer"),
+        ("What are P(H) and P(E|H)?", "offer"),       # names the slot and another one
+        ("What is the missing value?", "decline"),
+    ]), decide, read_request, line_slot)
+    assert [(r["names_missing"], r["precise"]) for r in rows] == [
+        (True, True), (True, True), (True, False), (False, False)]
+    assert [r["rules"] for r in rows] == ["offer", "offer", "decline", "decline"]
+    assert [r["logged"] for r in rows] == ["decline", "offer", "offer", "decline"]
+    assert [r["canonical_offer"] for r in rows] == [False, True, True, False]
+    assert rows[0]["missing"] == ["P(H)"] and rows[0]["rules_line"] == "P(H) = 1/2"
+    assert rows[3]["rules_reason"] == "names no quantity" and rows[3]["turn"] == 3
+    text = rm.requests_markdown({"run-x": rows, "empty": []})
+    assert "## run-x (4 requests)" in text and "empty" not in text
+    assert "| `What are P(H) and P(E\\|H)?` |" in text and "| precise | decline | offer (names its slot) |" in text
+
+
+def test_measure_requests_counts_a_real_run_and_writes_every_request(tmp_path):
+    rm = _module()
+    from mira_math.cli.main import main
+
+    run = tmp_path / "ref"
+    assert main(["eval", "--solver", "reference", "--responder", "rules", "--data", str(ROOT / "mira-math"),
+                 "--ids", "bay-000000", "cir-000810", "--out", str(run)]) == 0
+    counts, rows = rm.measure_requests(run)
+    assert counts["requests"] == len(rows) >= 2
+    assert counts["requests"] == counts["canonical_offers"] == counts["precise"] == counts["offers"]
+    assert counts["precise_declined"] == 0 and counts["correct"] == 2
+    written = [json.loads(line) for line in (run / "requests.jsonl").read_text().splitlines()]
+    assert written == rows
+
+
+def test_harness_share_is_harness_time_over_loop_time():
+    rm = _module()
+    base = {"name": "x", "instances": 1, "wall_s": 9.0, "run_s": 8.0, "model_s": 6.0,
+            "completion_tokens": 12, "format_errors": 0, "no_answer": 0, "unreadable": 0,
+            "responder_parse_failures": 0, "responder_fallbacks": 0, "errors": 0, "sample": ""}
+    assert rm.RunFigures(**base).harness_share() == 0.25
+    assert rm.RunFigures(**dict(base, remote=True, cpu_s=2.0)).harness_share() == 0.25
+    assert rm.RunFigures(**dict(base, remote=True)).harness_share() is None
+    row = rm.RunFigures(**dict(base, requests=5, precise_declined=2)).measured_row().split()
+    assert row[2] == "5" and row[-1] == "25.0%" and row[-2] == "2.0"
