@@ -7,6 +7,7 @@ Only tested against ``unittest.mock.create_autospec(HfApi)``: no test reaches th
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +82,23 @@ def plan(folder: Path, repo_id: str, tag: Optional[str] = None, private: bool = 
     return Plan(repo_id, files, message, tag, private)
 
 
+EVAL_YAML = "eval.yaml"
+EVAL_TASKS = ("all", "type_a", "type_b")   # task ids: dataset configs of the test split
+
+
+def eval_yaml(version: str) -> str:
+    """The dataset repository's ``eval.yaml``, the Hub's benchmark registration: the benchmark
+    and its tasks, each a config of the ``test`` split (``.eval_results`` entries, written by
+    ``mira-math score --eval-results``, name them as task ids)."""
+    description = ("Minimal information requesting in mathematical reasoning: a solver asks an "
+                   f"information holder for the one missing fact, then answers exactly (release {version}).")
+    lines = ['name: "MIRA-Math"', f"description: {json.dumps(description)}",
+             'evaluation_framework: "inspect-ai"', "tasks:"]
+    for task in EVAL_TASKS:
+        lines += [f'  - id: "{task}"', f'    config: "{task}"', '    split: "test"']
+    return "\n".join(lines) + "\n"
+
+
 def publish(folder: Path, the_plan: Plan, api: Any = None) -> str:
     """Create the repo (if needed), upload the folder as one commit, tag it. Returns the
     commit id. ``api`` defaults to ``HfApi()``, which takes ``HF_TOKEN`` or the usual login."""
@@ -92,6 +110,10 @@ def publish(folder: Path, the_plan: Plan, api: Any = None) -> str:
         raise PublishError(f"{the_plan.repo_id} already has tag {the_plan.tag}: a published "
                            f"version is never replaced; bump the version")
     api.create_repo(the_plan.repo_id, repo_type=REPO_TYPE, private=the_plan.private, exist_ok=True)
+    registration = eval_yaml(read_release_info(folder)["generator_version"]).encode("utf-8")
+    api.upload_file(path_or_fileobj=registration, path_in_repo=EVAL_YAML,
+                    repo_id=the_plan.repo_id, repo_type=REPO_TYPE,
+                    commit_message="eval.yaml: the benchmark's registration")
     commit = api.upload_folder(
         repo_id=the_plan.repo_id, folder_path=str(folder), repo_type=REPO_TYPE,
         commit_message=the_plan.commit_message,
