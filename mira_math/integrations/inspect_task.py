@@ -28,7 +28,7 @@ from inspect_ai.scorer import (CORRECT, INCORRECT, Metric, SampleScore, Score, T
 from inspect_ai.solver import Generate, TaskState, solver
 
 from mira_math.eval.backends.base import ChatRequest, Completion, GenParams
-from mira_math.eval.llm_responder import REPLY_SCHEMA, LLMResponder
+from mira_math.eval.llm_responder import LLMResponder
 from mira_math.game.messages import Conversation
 from mira_math.game.prompts import initial_conversation
 from mira_math.game.responders.rules import RulesResponder

@@ -42,7 +42,7 @@ class State:
             best = 0
             for seen in self.prompts:
                 n = 0
-                for a, b in zip(seen, words):
+                for a, b in zip(seen, words, strict=False):
                     if a != b:
                         break
                     n += 1

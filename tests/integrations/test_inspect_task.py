@@ -114,3 +114,34 @@ def test_the_entry_point_names_the_tasks(tmp_path):
     want = sum(1 for i in release_instances(type="A"))
     assert out.stdout.split()[:2] == ["mira_math/mira_type_a", str(want)], out.stdout
     assert out.stdout.strip().endswith("['A']")
+
+
+def test_the_llm_responder_is_the_responder_role_with_structured_output(release, tmp_path):
+    """``responder=llm``: the harness's LLM responder asks the model bound to the role
+    ``responder``, with its reply schema as structured output; its decisions drive the episode."""
+    from inspect_ai.model import ModelOutput, ModelUsage
+
+    seen = []
+    decline = json.dumps({"type": "decline", "has_exact_match": False, "quoted_constraint": "",
+                          "hint": "no"})
+
+    def holder(messages, tools, tool_choice, config):
+        seen.append(config)
+        out = ModelOutput.from_content(model="mockllm", content=decline)
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return out
+
+    ids = sorted(release)[:3]
+    solver = get_model("mockllm/model", custom_outputs=replaying("reference", list(release.values())),
+                       memoize=False)
+    responder = get_model("mockllm/model", custom_outputs=holder, memoize=False)
+    (log,) = inspect_eval(mira(responder="llm"), model=solver, model_roles={"responder": responder},
+                          sample_id=ids, log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "success", log.error
+    assert seen and all(c.response_schema is not None and c.response_schema.name == "responder_reply"
+                        for c in seen)
+    for sample in log.samples:
+        turns = [t for t in sample.metadata[TRANSCRIPT]["turns"] if t["role"] == "responder"]
+        assert turns and all(t["decision"] == "decline" and t["raw"] == decline for t in turns)
+        assert sample.metadata[TRANSCRIPT]["responder"] == "llm"
+        assert sample.scores["mira_verifier"].value == "I"    # the reference solver never got its line
