@@ -1,7 +1,8 @@
 """MIRA-Math as a verifiers environment (PyPI ``verifiers`` 0.4, its v1 API; extra ``.[rl]``).
 
 The module is a verifiers plugin: it exports one :class:`MiraTaskset` and one :class:`MiraEnv`,
-so ``vf-eval mira_math.integrations.verifiers_env --model M`` runs it (README, "Integrations").
+so ``vf-eval mira-math-rl --model M`` runs it (through the top-level shim ``mira_math_rl``;
+README, "Integrations").
 
 - :class:`MiraTaskset` yields the release's rows (``--env.taskset.source release``, default;
   ``family``/``type``/``data`` select rows as ``mira-math eval`` does) or an endless procedural
@@ -120,8 +121,8 @@ class MiraTaskset(vf.Taskset[MiraTask, MiraTasksetConfig]):
 
 
 class MiraEnvConfig(vf.EnvConfig):
-    solver: vf.AgentConfig = vf.AgentConfig(harness={"id": "null"})
-    """The policy: a tool-less chat loop (the dialogue is plain text)."""
+    solver: vf.AgentConfig = vf.AgentConfig(harness={"id": "null"}, runtime={"type": "subprocess"})
+    """The policy: a tool-less chat loop (the dialogue is plain text), run locally."""
     regime: str = "zs"
 
 
