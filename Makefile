@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test venv browser lint wheel-smoke bench bench-http clean real-models
+.PHONY: demo test venv browser lint wheel-smoke bench bench-http clean real-models test-integrations
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -89,8 +89,23 @@ $(BENCH_VENV)/bin/.installed:
 bench-http: $(BENCH_VENV)/bin/.installed
 	$(BENCH_VENV)/bin/python benchmarks/bench_http.py --client mira inspect --transport aiohttp httpx --eval 2310
 
+# The integrations (inspect_ai task, verifiers environment, openai 2.x) in their own environment:
+# verifiers pins openai<3 and both pull many packages, so the default test venv stays light.
+# MIRA_INTEGRATION_FULL=1: inspect's scores against mira-math eval's over the whole release.
+INT_VENV ?= .venv-int
+
+$(INT_VENV)/bin/.installed: setup.cfg
+	$(PYTHON) -m venv $(INT_VENV)
+	$(INT_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(INT_VENV)/bin/python -m pip install --quiet -e '.[test,inspect,rl]'
+	touch $@
+
+test-integrations: $(INT_VENV)/bin/.installed
+	MIRA_INTEGRATION_FULL=1 $(INT_VENV)/bin/python -m pytest -p no:cacheprovider \
+	  tests/integrations tests/eval/test_openai_backend.py tests/test_layers.py
+
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) build *.egg-info
+	rm -rf $(VENV) $(BENCH_VENV) $(INT_VENV) build *.egg-info
 
 # A lighter reset than clean: the build outputs go, the environments stay.
 .PHONY: reset

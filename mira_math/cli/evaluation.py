@@ -241,6 +241,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     if merged:
         print(f"note: merged shards are not written into one shard's folder ({'; '.join(merged)}): "
               "pass --out DIR to keep their scores", file=sys.stderr)
+    if args.eval_results is not None:
+        from mira_math.eval.hub_results import write_eval_results
+
+        files, skipped = write_eval_results(scores, args.eval_results, args.dataset_id,
+                                            args.source_url, args.dataset_revision)
+        for line in skipped:
+            print(f"no eval result for {line}")
+        print(f"wrote {len(files)} eval result file(s) in {args.eval_results / '.eval_results'}")
     return 0 if all(s.run.complete for s in scores) else 3
 
 
@@ -389,6 +397,13 @@ def add_commands(sub) -> None:
                     help="write scores.json/.csv here (one run) or into DIR/<run folder> (several) "
                          "instead of each run's folder; needed to keep the scores of merged shards")
     add_price_options(sc)
+    sc.add_argument("--eval-results", type=Path, metavar="DIR",
+                    help="also write DIR/.eval_results/*.yaml (the Hub's evaluation results; DIR: a "
+                         "model repository) for each complete run over a whole config")
+    sc.add_argument("--dataset-id", default="mira-math/mira-math", metavar="OWNER/NAME",
+                    help="the benchmark's dataset repository, for --eval-results")
+    sc.add_argument("--dataset-revision", metavar="SHA", help="its revision, for --eval-results")
+    sc.add_argument("--source-url", metavar="URL", help="where the evaluation can be inspected")
     sc.set_defaults(func=cmd_score)
 
     rp = sub.add_parser("report", help="a Markdown report with figures of one or more runs")

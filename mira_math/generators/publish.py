@@ -7,6 +7,7 @@ Only tested against ``unittest.mock.create_autospec(HfApi)``: no test reaches th
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import tempfile
 from dataclasses import dataclass
@@ -88,6 +89,23 @@ def staged_files(folder: Path, repo_id: str) -> Dict[str, bytes]:
     return with_repo_id(files, repo_id)
 
 
+EVAL_YAML = "eval.yaml"
+EVAL_TASKS = ("all", "type_a", "type_b")   # task ids: dataset configs of the test split
+
+
+def eval_yaml(version: str) -> str:
+    """The dataset repository's ``eval.yaml``, the Hub's benchmark registration: the benchmark
+    and its tasks, each a config of the ``test`` split (``.eval_results`` entries, written by
+    ``mira-math score --eval-results``, name them as task ids)."""
+    description = ("Minimal information requesting in mathematical reasoning: a solver asks an "
+                   f"information holder for the one missing fact, then answers exactly (release {version}).")
+    lines = ['name: "MIRA-Math"', f"description: {json.dumps(description)}",
+             'evaluation_framework: "inspect-ai"', "tasks:"]
+    for task in EVAL_TASKS:
+        lines += [f'  - id: "{task}"', f'    config: "{task}"', '    split: "test"']
+    return "\n".join(lines) + "\n"
+
+
 def publish(folder: Path, the_plan: Plan, api: Any = None) -> str:
     """Create the repo (if needed), upload the folder as one commit, tag it. Returns the
     commit id. ``api`` defaults to ``HfApi()``, which takes ``HF_TOKEN`` or the usual login."""
@@ -102,6 +120,10 @@ def publish(folder: Path, the_plan: Plan, api: Any = None) -> str:
     if [(rel, len(data), hashlib.sha256(data).hexdigest()) for rel, data in staged.items()] != the_plan.files:
         raise PublishError(f"{folder} changed since the plan was made; not publishing")
     api.create_repo(the_plan.repo_id, repo_type=REPO_TYPE, private=the_plan.private, exist_ok=True)
+    registration = eval_yaml(read_release_info(folder)["generator_version"]).encode("utf-8")
+    api.upload_file(path_or_fileobj=registration, path_in_repo=EVAL_YAML,
+                    repo_id=the_plan.repo_id, repo_type=REPO_TYPE,
+                    commit_message="eval.yaml: the benchmark's registration")
     with tempfile.TemporaryDirectory(prefix="mira-math-publish-") as tmp:
         for rel, data in staged.items():
             (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -62,9 +62,15 @@ def _aiohttp_transport_class() -> Optional[Any]:
     (3.2 ms of client CPU per call), aiohttp's does not (0.9 ms)."""
     try:
         import aiohttp  # noqa: F401  (the adapter needs it)
-        from openai._vendor.httpx_aiohttp.transport import AiohttpTransport
     except ImportError:
         return None
+    try:  # openai 3.x vendors the adapter (a private path: guarded)
+        from openai._vendor.httpx_aiohttp.transport import AiohttpTransport
+    except ImportError:
+        try:  # openai 2.x: the httpx_aiohttp package its aiohttp extra installs
+            from httpx_aiohttp import AiohttpTransport
+        except ImportError:
+            return None
     return AiohttpTransport
 
 
@@ -155,7 +161,15 @@ def _describe(exc: BaseException) -> str:
 
 
 def _http_library() -> Any:
-    """The SDK's HTTP library: httpx2 in openai 3.x, httpx before."""
+    """The SDK's HTTP library: httpx2 in openai 3.x, httpx before. Read from the SDK's own
+    client class, since both libraries can be installed side by side."""
+    try:
+        import importlib
+
+        import openai
+        return importlib.import_module(openai.DefaultAsyncHttpxClient.__mro__[1].__module__.split(".")[0])
+    except (ImportError, AttributeError, IndexError):  # pragma: no cover - unusual SDK
+        pass
     try:
         import httpx2
         return httpx2

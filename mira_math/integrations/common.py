@@ -1,0 +1,108 @@
+"""What the adapters share: the release's instances (checked by the runner's own reader), one
+episode driven turn by turn with the harness's state machine, and the scoring module's
+per-instance summary of the finished transcript (so every metric is the one ``mira-math score``
+computes)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Union
+
+from mira_math.eval.scoring import InstanceInfo, InstanceStats, group_metrics, instance_stats
+from mira_math.game.episode import Episode
+from mira_math.game.messages import RUN_SEED, Completion, Conversation
+from mira_math.game.responders.rules import RulesResponder
+from mira_math.generators import registry
+from mira_math.generators.layout import DEFAULT_RELEASE
+from mira_math.generators.schema import Instance, instance_from_dict
+
+REGIMES = ("zs", "4s")
+TYPES = ("A", "B")
+
+
+def release_instances(family: Optional[str] = None, type: Optional[str] = None,
+                      data: Union[str, Path, None] = None, ids: Optional[Sequence[str]] = None,
+                      limit: Optional[int] = None, shard: Optional[tuple] = None) -> List[Instance]:
+    """The instances ``mira-math eval`` would run, in the same order and with the same checks
+    (checksums, schema, validators): the committed release, or ``data`` (a release folder or
+    a JSONL file, e.g. a held-out split); optionally one family or one type (``A``/``B``)."""
+    from mira_math.eval.runner import data_files, load_data
+
+    if type is not None and type.upper() not in TYPES:
+        raise ValueError(f"unknown type {type!r}: use A or B")
+    if family is not None and family not in registry.names():
+        raise ValueError(f"unknown family {family!r}; known: {', '.join(registry.names())}")
+    files = data_files(None, Path(data) if data is not None else None, DEFAULT_RELEASE)
+    families = [family] if family else (
+        [n for n in registry.names() if registry.type_of(n) == type.upper()] if type else None)
+    selection = load_data(files, families=families, ids=ids, limit=limit, shard=shard)
+    return list(selection.instances)
+
+
+def record_text(inst: Instance) -> str:
+    """The instance as its release line (carried in a sample's metadata, read back by
+    :func:`record_instance`)."""
+    return inst.to_json_line().rstrip("\n")
+
+
+def record_instance(text: str) -> Instance:
+    return instance_from_dict(json.loads(text), "sample metadata")
+
+
+def new_episode(inst: Instance, *, solver: str, responder: str = "rules", regime: str = "zs",
+                ask_first: bool = False, run_seed: int = RUN_SEED) -> Episode:
+    if regime not in REGIMES:
+        raise ValueError(f"unknown regime {regime!r}: use zs or 4s")
+    return Episode(inst, solver=solver, responder=responder, regime=regime, ask_first=ask_first,
+                   run_seed=run_seed)
+
+
+async def respond(responder: Any, call: Any) -> Any:
+    """One responder decision, as the runner's async path asks for it."""
+    if hasattr(responder, "arespond"):
+        return await responder.arespond(call)
+    return responder.respond([call])[0]
+
+
+async def play(episode: Episode, reply: Callable[[Conversation, int], Awaitable[Completion]],
+               responder: Any = None) -> Episode:
+    """Drive one episode to its end: ``reply(conversation, seed)`` gives the solver's turn, the
+    responder (default: the rules responder) answers each request."""
+    responder = responder or RulesResponder()
+    while not episode.done:
+        call = episode.solver_call()
+        completion = await reply(list(call.conversation), call.seed)
+        request = episode.on_solver(completion)
+        if request is not None:
+            episode.on_responder(await respond(responder, request))
+    return episode
+
+
+def instance_info(inst: Instance) -> InstanceInfo:
+    return InstanceInfo(inst.seed_set, inst.id, inst.family, inst.type, inst.difficulty,
+                        inst.candidate_answers or None, frozenset(h.constraint for h in inst.hints))
+
+
+def transcript_stats(episode: Episode) -> InstanceStats:
+    """The scoring module's summary of the finished episode, read from its transcript as
+    ``transcripts.jsonl`` stores it."""
+    row = json.loads(episode.transcript.to_json_line())
+    return instance_stats(row, instance_info(episode.inst), f"transcript {episode.inst.id}")
+
+
+def stats_dict(stats: InstanceStats) -> Dict[str, Any]:
+    out = asdict(stats)
+    out["key"] = list(stats.key)
+    return out
+
+
+def stats_from_dict(data: Dict[str, Any]) -> InstanceStats:
+    return InstanceStats(**{**data, "key": tuple(data["key"])})
+
+
+def metric_value(stats: Sequence[InstanceStats], name: str) -> Optional[float]:
+    """One of ``mira-math score``'s metrics over these instances, as a float (None: undefined)."""
+    value = getattr(group_metrics(stats), name)
+    return None if value is None else float(value)
