@@ -114,7 +114,8 @@ def _adversarial_messages(n: int = 100_000) -> dict:
         "one line of spaces": " ", "newlines": "\n", "answer markers": "ANSWER:", "marker lines": "ANSWER: 1\n",
         "open display": "ANSWER: $$\n", "open braces": "{", "boxes": "\\boxed{", "final answer": "final answer",
         "final answer lines": "Final Answer:\n", "colons": ":", "bullets": "- > ** ", "request lines": "REQUEST:\n",
-        "dollars": "$", "backslash brackets": "\\[", "begin": "\\begin{x}", "digits": "1", "mixed prose": "So 1 + 1 = 2. ",
+        "dollars": "$", "backslash brackets": "\\[", "begin": "\\begin{x}", "digits": "1",
+        "mixed prose": "So 1 + 1 = 2. ",
     }
     out = {name: (s * (n // len(s) + 1))[:n] for name, s in unit.items()}
     out["box never closed"] = "\\boxed{" + "{" * (n - 7)
@@ -191,7 +192,8 @@ def math_verify_comparison(correct, wrong, sample: int) -> None:
     print(f"\nmath-verify (parse + verify, same messages; {len(sc)} correct, {len(sw)} wrong sampled):")
     print(f"  correct accepted: math-verify {n_c}/{len(sc)} ({100 * n_c / len(sc):.1f}%), ours {ours_ok}/{len(sc)}")
     print(f"  wrong accepted:   math-verify {n_w}/{len(sw)} ({100 * n_w / len(sw):.1f}%), ours 0/{len(sw)}")
-    print(f"  time per correct message: math-verify {1000 * t_mv / len(sc):.2f} ms, ours {1000 * t_ours / len(sc):.3f} ms "
+    print(f"  time per correct message: math-verify {1000 * t_mv / len(sc):.2f} ms, "
+          f"ours {1000 * t_ours / len(sc):.3f} ms "
           f"({t_mv / max(t_ours, 1e-9):.0f}x)")
     by_c = Counter(c.form for c in sc)
     worst = sorted(by_c, key=lambda f: mv_c[f] / by_c[f])[:10]

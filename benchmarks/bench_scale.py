@@ -64,7 +64,7 @@ def cli() -> str:
 
 def parse_bench_line(stdout: str) -> tuple:
     """(rc, seconds, MiB) from the wrapper's ``BENCH rc wall kib`` line; ru_maxrss is KiB."""
-    line = next((l for l in stdout.splitlines() if l.startswith("BENCH ")), None)
+    line = next((ln for ln in stdout.splitlines() if ln.startswith("BENCH ")), None)
     if line is None:
         raise ValueError("no BENCH line in wrapper output")
     _, rc, wall, kib = line.split()
@@ -76,7 +76,7 @@ def measure(args: list) -> Result:
     rc, wall, mib = parse_bench_line(proc.stdout)
     note = ""
     if rc != 0 or "warn" in proc.stderr.lower() or "capacity" in proc.stderr.lower():
-        note = " | ".join(l.strip() for l in proc.stderr.strip().splitlines()[-2:])[:160]
+        note = " | ".join(ln.strip() for ln in proc.stderr.strip().splitlines()[-2:])[:160]
     return Result(rc, wall, mib, note, proc.stderr)
 
 

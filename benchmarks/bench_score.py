@@ -50,7 +50,7 @@ def synthetic_run(tmp: Path, base: dict, size: int) -> Path:
     for name in manifest["dataset"]["files"]:
         path = Path(name) if Path(name).is_absolute() else ROOT / name
         instances += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
-    lines = {s: [json.loads(l) for l in (d / "transcripts.jsonl").read_text(encoding="utf-8").splitlines()]
+    lines = {s: [json.loads(ln) for ln in (d / "transcripts.jsonl").read_text(encoding="utf-8").splitlines()]
              for s, d in base.items()}
     run = tmp / f"run-{size}"
     run.mkdir()
@@ -72,7 +72,7 @@ def synthetic_run(tmp: Path, base: dict, size: int) -> Path:
 
 def measure(args: list) -> tuple:
     proc = subprocess.run([sys.executable, "-c", MEASURE] + args, cwd=ROOT, capture_output=True, text=True)
-    line = next((l for l in proc.stderr.splitlines() if l.startswith("BENCH ")), None)
+    line = next((ln for ln in proc.stderr.splitlines() if ln.startswith("BENCH ")), None)
     if line is None:
         raise SystemExit(f"benchmark command failed: {' '.join(args)}\n{proc.stderr[-2000:]}")
     _, rc, wall, cpu, rss = line.split()

@@ -83,7 +83,7 @@ def main() -> int:
 
     wrong, missed, accepted = [], [], 0
     kinds = Counter()
-    for (inst, case, source), verdict in zip(inputs, results):
+    for (inst, case, _source), verdict in zip(inputs, results):
         kinds[case.kind] += 1
         if isinstance(verdict, Exception):
             exceptions += 1

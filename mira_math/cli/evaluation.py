@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Dict
 from pathlib import Path
 
 from mira_math.eval.backends.registry import BACKENDS, install_hint, kinds
@@ -64,7 +65,8 @@ def unreadable_families(data, instances) -> list:
     from mira_math.game.responders.base import ResponderTurn
     from mira_math.game.responders.rules import decide
 
-    offered, seen = {}, {}
+    offered: Dict[str, int] = {}
+    seen: Dict[str, int] = {}
     for inst in instances:
         hint = inst.hints[0]
         turn = ResponderTurn(list(inst.responder), f"What is the value of {hint.slot}?", inst.family, 0)
@@ -163,11 +165,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
                                           else ""), file=sys.stderr)
         return 2
     except ValueError as err:
+        problem = str(err)
         try:
             check_solver_spec(args.solver)   # a typo'd spec: say what was probably meant
         except ValueError as clearer:
-            err = clearer
-        print(f"mira-math eval: {err}", file=sys.stderr)
+            problem = str(clearer)
+        print(f"mira-math eval: {problem}", file=sys.stderr)
         return 2
     config = RunConfig(
         solver=args.solver, responder=args.responder, regime=args.regime,
@@ -371,7 +374,8 @@ def add_commands(sub) -> None:
     e.add_argument("--concurrency", type=positive_int, metavar="N",
                    help="requests in flight (API backends; default: 16)")
     e.add_argument("--timeout", type=_positive_float, metavar="SECONDS",
-                   help="API: deadline in seconds for each whole request attempt, headers and body (default: the backend's)")
+                   help="API: deadline in seconds for each whole request attempt, headers and body "
+                        "(default: the backend's)")
     e.add_argument("--max-retries", type=non_negative_int, metavar="N",
                    help="API retries per request (default: the backend's)")
     e.add_argument("--api-max-tokens-param", choices=["max_completion_tokens", "max_tokens"],

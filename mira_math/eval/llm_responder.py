@@ -169,7 +169,8 @@ def _verbatim(constraints: Sequence[str], raw: str) -> List[str]:
     keyed = {_squash(line): line for line in constraints if _squash(line)}
     hits: List[str] = []
     for text_line in raw.splitlines():
-        key = _squash(text_line[_KEYED_LINE.match(text_line).end():]).rstrip(",")
+        prefix = _KEYED_LINE.match(text_line)
+        key = _squash(text_line[prefix.end() if prefix else 0:]).rstrip(",")
         if key in keyed and keyed[key] not in hits:
             hits.append(keyed[key])
         # a broken JSON reply's field: ``..., quoted_constraint: <line>`` to the end of the line
@@ -249,6 +250,7 @@ def postvalidate(constraints: Sequence[str], completion: Completion) -> Responde
         hint = as_dict.get("hint") if as_dict is not None else None
         return decline(problems, raw=raw, parsed=as_dict,
                        hint=hint if isinstance(hint, str) else None, meta=meta)
+    assert isinstance(parsed, dict)     # schema_errors found no problem: a dict of the schema's shape
     hint = parsed["hint"]
     if parsed["type"] == "decline":
         return decline([], raw=raw, parsed=parsed, hint=hint, meta=meta)
@@ -269,9 +271,9 @@ class LLMResponder:
 
     name = "llm"
 
-    def __init__(self, backend: Any, params: GenParams = GenParams(temperature=0.0, max_tokens=256)):
+    def __init__(self, backend: Any, params: Optional[GenParams] = None):
         self.backend = backend
-        self.params = params
+        self.params = params if params is not None else GenParams(temperature=0.0, max_tokens=256)
 
     @staticmethod
     def request_for(turn: ResponderTurn) -> ChatRequest:

@@ -207,9 +207,9 @@ def draw_trace(ax, scores: Sequence[RunScores]) -> None:
                                for s in scores])
             ax.barh(y, unread, left=left, height=0.6, color="none", edgecolor="black", hatch="//",
                     linewidth=0, label="of which unreadable answer" if i == 0 else None)
-        for yi, (l, v) in enumerate(zip(left, values)):
+        for yi, (start, v) in enumerate(zip(left, values)):
             if v >= 4:
-                ax.text(l + v / 2, yi, f"{v:.1f}", ha="center", va="center", fontsize=8,
+                ax.text(start + v / 2, yi, f"{v:.1f}", ha="center", va="center", fontsize=8,
                         color="white" if i else "black")
         left = left + values
     ax.set_yticks(y, labels, fontsize=8)
@@ -354,7 +354,8 @@ def save_figure(fig: Figure, scores: Sequence[RunScores], path: Path) -> None:
 # ------------------------------------------------------------------ markdown
 
 def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    esc = lambda c: str(c).replace("|", "\\|")
+    def esc(c):
+        return str(c).replace("|", "\\|")
     lines = ["| " + " | ".join(esc(h) for h in header) + " |",
              "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
     return "\n".join(lines + ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows])
@@ -421,7 +422,8 @@ def same_split_pairs(scores: Sequence[RunScores]) -> List[Tuple[RunScores, RunSc
 
 
 def render_markdown(scores: Sequence[RunScores], comparisons: Sequence[Comparison] = (),
-                    prices: Optional[Prices] = None, names: Optional[Sequence[str]] = None, figures: bool = True) -> str:
+                    prices: Optional[Prices] = None, names: Optional[Sequence[str]] = None,
+                    figures: bool = True) -> str:
     fig = {f.file: f for f in FIGURES}
     drawn = {f.file for f in FIGURES if f.wanted(scores)}
 
@@ -432,7 +434,8 @@ def render_markdown(scores: Sequence[RunScores], comparisons: Sequence[Compariso
             return ""
         return f"![{fig[name].title}]({name})\n\nFigure file: `{name}`"
 
-    o = lambda s: s.overall
+    def o(s):
+        return s.overall
     trace_rows = [[s.label, str(o(s).n), trace_cell(o(s)), f"{pct(o(s).unreadable)} ({o(s).unreadable_n})",
                    str(o(s).noncanonical_offers), pct(o(s).noncanonical_offer_share)] for s in scores]
     request_rows = [[s.label, pct(o(s).first_request_success), pct(o(s).first_request_offer),

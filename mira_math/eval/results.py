@@ -160,7 +160,8 @@ def by_rows(scores: Sequence[RunScores], kind: str, names: Optional[Sequence[str
 
 
 def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    esc = lambda c: str(c).replace("|", "\\|")
+    def esc(c):
+        return str(c).replace("|", "\\|")
     lines = ["| " + " | ".join(esc(h) for h in header) + " |",
              "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
     return "\n".join(lines + ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows])

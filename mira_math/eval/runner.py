@@ -31,7 +31,7 @@ from mira_math.eval.rundir import LOCK, MANIFEST, TRANSCRIPTS, RunDirError, read
 from mira_math.game.episode import Episode
 from mira_math.game.prompts import check_fewshot_disjoint, prompt_hash
 from mira_math.game.protocol import PROTOCOL_VERSION
-from mira_math.eval.solvers import RUN_SEED
+from mira_math.game.messages import RUN_SEED
 from mira_math.game.messages import epoch_seed
 from mira_math.generators.layout import CHECKOUT, RESOURCE_ROOT
 from mira_math.generators.errors import MiraError
@@ -69,7 +69,7 @@ class InstanceStream(Sequence[Instance]):
     def __len__(self) -> int:
         return len(self.offsets)
 
-    def __getitem__(self, index):  # type: ignore[override]
+    def __getitem__(self, index):
         if isinstance(index, slice):
             return InstanceStream(self.paths, self.where[index], self.offsets[index], self.keys[index],
                                   None if self.lines is None else self.lines[index])
@@ -646,7 +646,7 @@ def run_batched(instances: Iterable[Instance], make_episode: Callable[[Instance]
                 episode.on_responder(result)
         live = _emit_done(live, emit)
         if hasattr(emit, "batch_done"):
-            emit.batch_done()  # type: ignore[attr-defined]
+            emit.batch_done()
 
 
 def _emit_done(live: List[Episode], emit: Callable[[Episode], None]) -> List[Episode]:
@@ -847,7 +847,8 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
         ticker.close()
         if bar is not None:
             bar.close()
-    return RunResult(total=total, skipped=total - todo_count, ran=todo_count, correct=stats["correct"], errors=stats["errors"], calls=calls,
+    return RunResult(total=total, skipped=total - todo_count, ran=todo_count, correct=stats["correct"],
+                     errors=stats["errors"], calls=calls,
                      wall_s=time.perf_counter() - started, repaired=log.repaired,
                      responder_turns=stats["responder_turns"], responder_errors=stats["responder_errors"])
 
@@ -857,5 +858,5 @@ def _is_api(responder: Any) -> bool:
     return hasattr(responder, "arespond") and backend is not None and capabilities_of(backend).async_calls
 
 
-__all__ = ["InstanceStream", "RunConfig", "RunError", "RunResult", "RunStopped", "write_atomic", "Selection", "data_files", "load_data", "run",
-           "run_async", "run_batched"]
+__all__ = ["InstanceStream", "RunConfig", "RunError", "RunResult", "RunStopped", "write_atomic", "Selection",
+           "data_files", "load_data", "run", "run_async", "run_batched"]

@@ -118,7 +118,8 @@ def _json_lines(path: Path, digest: Optional[Any] = None, what: str = "a transcr
 def _instance_info(row: Any, where: str) -> InstanceInfo:
     if not isinstance(row, dict):
         raise ScoringError(f"{where}: not an instance object")
-    get = lambda name, kinds: _check(row.get(name), kinds, where, name)
+    def get(name, kinds):
+        return _check(row.get(name), kinds, where, name)
     hints = get("hints", (list,))
     canonical = []
     for h in hints:
@@ -714,7 +715,7 @@ def assign_labels(runs: Sequence[RunInfo]) -> None:
         if len(group) < 2:
             continue
         extras: Dict[int, List[str]] = {id(r): [] for r in group}
-        for name, value in (("split", lambda r: r.split), ("decoding", lambda r: r.decoding),
+        for _name, value in (("split", lambda r: r.split), ("decoding", lambda r: r.decoding),
                             ("shards", lambda r: f"{r.shard_count or 1} shards")):
             if len({value(r) for r in group}) > 1:
                 for r in group:

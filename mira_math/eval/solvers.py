@@ -10,16 +10,14 @@ upper bound and an end-to-end check), ``noask`` (answers 0 at once: a lower boun
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Dict, List, Optional, Sequence
 
 from mira_math.eval.backends.base import ChatBackend, ChatRequest, Completion, GenParams
 from mira_math.eval.backends.registry import capabilities_of, make_backend
-from mira_math.game.messages import RUN_SEED, SolverCall, request_seed
+from mira_math.game.messages import SolverCall
 from mira_math.game.protocol import STOP_SEQUENCES
 from mira_math.generators import registry
-from mira_math.generators.schema import Instance
 from mira_math.verifiers.exact import canonical
 
 class ModelSolver:

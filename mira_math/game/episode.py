@@ -4,7 +4,7 @@ by the pure functions of :mod:`eval.protocol`. Schedulers only move completions 
 from __future__ import annotations
 
 import time
-from typing import Optional
+from typing import Any, Dict, Optional
 
 from mira_math.game import protocol
 from mira_math.game.prompts import initial_conversation, reply_message
@@ -118,9 +118,10 @@ class Episode:
         self.conversation = self.conversation + [{"role": "user", "content": text}]
 
     def _fail(self, where: str, message: str, meta: Optional[dict] = None) -> None:
-        self.transcript.error = {"where": where, "message": message}
+        error: Dict[str, Any] = {"where": where, "message": message}
         if meta:  # the backend's record of the failed call (attempts, status code, request id)
-            self.transcript.error["meta"] = dict(meta)
+            error["meta"] = dict(meta)
+        self.transcript.error = error
         self.transcript.wall_s = round(time.perf_counter() - self._started, 6)
 
     def _finish(self) -> None:

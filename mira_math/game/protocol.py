@@ -52,6 +52,14 @@ class Action:
     error: Optional[str] = None
 
 
+def _last_match(pattern: "re.Pattern[str]", text: str) -> "Optional[re.Match[str]]":
+    """The last non-overlapping match of ``pattern`` in ``text`` (None when there is none)."""
+    last = None
+    for last in pattern.finditer(text):  # noqa: B007  (the loop keeps the last one)
+        pass
+    return last
+
+
 def _strip_emphasis(s: str) -> str:
     s = s.strip()
     for mark in _EMPHASIS:
@@ -174,9 +182,7 @@ def _parse_visible(message: object) -> Action:
     ``\\boxed{...}`` or a "final answer" phrase is an answer (source ``fallback``)."""
     if not isinstance(message, str):
         return Action("format_error", "")
-    last = None
-    for last in _MARKER_RE.finditer(message):
-        pass
+    last = _last_match(_MARKER_RE, message)
     if last is None:
         return _fallback(message)
     line_end = message.find("\n", last.end())
@@ -430,9 +436,7 @@ def _fallback(message: str) -> Action:
     line) or a "final answer" phrase (what it states), is the answer."""
     candidates: List[Tuple[int, str]] = []
     box_end = len(message)
-    phrase = None
-    for phrase in _FINAL_RE.finditer(message):
-        pass
+    phrase = _last_match(_FINAL_RE, message)
     if phrase is not None:
         text, end = _phrase_statement(message, phrase.start(), phrase.end() - phrase.start())
         if text:

@@ -70,7 +70,7 @@ class Transcript:
     verdict: Optional[Dict[str, Any]] = None          # correct, expected, parsed, reason
     tokens_est: float = 0.0            # words x 1.3 over solver and responder messages
     wall_s: float = 0.0
-    error: Optional[Dict[str, str]] = None            # backend failure after retries
+    error: Optional[Dict[str, Any]] = None            # backend failure after retries
     version: str = TRANSCRIPT_VERSION
 
     def to_json_line(self) -> str:

@@ -152,8 +152,10 @@ def build_split(seed_set: SeedSet = PUBLIC, per_type: Optional[Dict[str, int]] =
             continue
         family = registry.get(slot.family)
         cap = max(1, math.floor(family.max_answer_share * per_type[family.type]))
-        inst = _fresh_instance(seed_set, slot, seen,
-                               lambda i, cap=cap: answers[(i.family, i.difficulty, i.answer.value)] < cap)
+        def under_cap(i: Instance, cap: int = cap) -> bool:
+            return answers[(i.family, i.difficulty, i.answer.value)] < cap
+
+        inst = _fresh_instance(seed_set, slot, seen, under_cap)
         answers[(inst.family, inst.difficulty, inst.answer.value)] += 1
         if slot.difficulty in difficulties:
             yield inst

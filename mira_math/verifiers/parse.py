@@ -609,7 +609,9 @@ def parse_scalar(text: str, ctx: AnswerContext = NO_CONTEXT) -> Scalar:
 # ---------------------------------------------------------------- tuples
 
 def _split_top(text: str, sep: str = ",") -> list[str]:
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "([{":
             depth += 1

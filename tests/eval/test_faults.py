@@ -28,7 +28,8 @@ from mira_math.eval.backends.base import Completion
 from mira_math.eval.llm_responder import LLMResponder
 from mira_math.game.responders.rules import RulesResponder
 from mira_math.eval.runner import RunConfig, Selection, TRANSCRIPTS, data_files, load_data, run
-from mira_math.eval.solvers import RUN_SEED, ReferenceSolver, SolverCall, make_solver, request_seed
+from mira_math.eval.solvers import ReferenceSolver, make_solver
+from mira_math.game.messages import RUN_SEED, SolverCall, request_seed
 
 RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
 HANG_MAX_S = 12.0         # a hanging handler is released after this at the latest

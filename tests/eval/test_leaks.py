@@ -231,7 +231,7 @@ def rules_runs():
 
 def test_rules_offers_only_a_correctly_named_private_line(rules_runs):
     bad = []
-    for inst, ctx, category, request, result in rules_runs:
+    for inst, _ctx, category, request, result in rules_runs:
         if result.decision == "offer":
             line = result.quoted_constraint
             ok = (line in inst.responder and result.shown == line
@@ -254,7 +254,7 @@ def test_quoting_a_fact_never_yields_anything_new(rules_runs):
     """A fact the responder also holds (the noncanonical repeats: geometry's Q, the moment sum,
     the recurrence rule, the piecewise query point) may be offered back; a canonical hint never."""
     bad = []
-    for inst, ctx, category, request, result in rules_runs:
+    for inst, _ctx, category, request, result in rules_runs:
         if category == "one fact" and result.decision == "offer":
             line = result.quoted_constraint
             if line not in inst.view.facts or line in {h.constraint for h in inst.hints}:

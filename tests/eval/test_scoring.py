@@ -106,7 +106,8 @@ def standard_transcripts(regime="zs", solver="model-x"):
                    False, 39.0, **kw),
         # T5 tomography d1 (2 candidates): a responder parse error (a decline), then the offer, correct
         transcript("dis-001110", [ask("cell (1,1)?"), decline("cell (1,1)?", ["parse: Expecting value: line 1"]),
-                                  ask("cell (1,1) please"), offer("cell (1,1) please", INSTANCES["dis-001110"].responder[0], True),
+                                  ask("cell (1,1) please"),
+                                  offer("cell (1,1) please", INSTANCES["dis-001110"].responder[0], True),
                                   answer("0")], True, 26.0, **kw),
         # T6 tomography d2: errored (backend failure): excluded from every metric but `errored`
         transcript("dis-001160", [ask("cell (0,2)?"), offer("cell (0,2)?", "cell (0,2) = 0", True)], False, 5.2,

@@ -238,7 +238,7 @@ def wrong_scalar_texts(inst: Instance) -> List[Tuple[str, str]]:
            ("two values semicolon", f"{v}; {w}"), ("two values line break", f"{v} \\\\ {w}"),
            ("two math spans", f"${v}$ ${w}$"), ("value then expression", f"{v} + 0"),
            ("thousand", f"{v} thousand"), ("fraction of boxes", f"\\boxed{{{v}}}/\\boxed{{1}}"),
-           ("fullwidth digits", v.translate(str.maketrans("0123456789", "\uff10\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18\uff19"))),
+           ("fullwidth digits", v.translate(str.maketrans("0123456789", "".join(chr(0xFF10 + d) for d in range(10))))),
            ("label with a value", f"P(H|E={w}) = {v}"), ("label number", f"{w} = {v}")]
     for sign in ("+-", "-+", "--", "++", "+\u2212", "\u2212\u2212"):
         out.append((f"doubled sign {sign}", f"{sign}{v.lstrip('-')}"))

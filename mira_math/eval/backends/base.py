@@ -3,7 +3,7 @@ backends, a single async call that the sliding-window scheduler uses."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, runtime_checkable
 
 from mira_math.game.messages import Completion, Conversation, Message

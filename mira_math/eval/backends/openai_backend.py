@@ -65,13 +65,14 @@ def _aiohttp_transport_class() -> Optional[Any]:
     except ImportError:
         return None
     try:  # openai 3.x vendors the adapter (a private path: guarded)
-        from openai._vendor.httpx_aiohttp.transport import AiohttpTransport
+        from openai._vendor.httpx_aiohttp.transport import AiohttpTransport as vendored
+        return vendored
     except ImportError:
         try:  # openai 2.x: the httpx_aiohttp package its aiohttp extra installs
-            from httpx_aiohttp import AiohttpTransport
+            from httpx_aiohttp import AiohttpTransport as packaged
+            return packaged
         except ImportError:
             return None
-    return AiohttpTransport
 
 
 def _remapped_aiohttp_error(httpx: Any, exc: Exception, request: Any) -> Exception:
@@ -293,7 +294,7 @@ class OpenAIBackend:
         httpx = _http_library()
         from openai._constants import DEFAULT_CONNECTION_LIMITS
 
-        limits = httpx.Limits(max_connections=max(DEFAULT_CONNECTION_LIMITS.max_connections,
+        limits = httpx.Limits(max_connections=max(DEFAULT_CONNECTION_LIMITS.max_connections or 0,
                                                   self.concurrency),
                               max_keepalive_connections=max(100, self.concurrency))
         inner = (self._aiohttp_transport(limits=limits) if self._aiohttp_transport
@@ -456,10 +457,11 @@ class OpenAIBackend:
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             return Completion(error="EmptyResponse: the reply has no choices", meta=meta)
         choice = choices[0]
-        message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
-        text = message.get("content") if isinstance(message.get("content"), str) else ""
+        message: Dict[str, Any] = choice["message"] if isinstance(choice.get("message"), dict) else {}
+        content = message.get("content")
+        text = content if isinstance(content, str) else ""
         refusal = message.get("refusal") if isinstance(message.get("refusal"), str) else None
-        thought = message.get("reasoning_content", message.get("reasoning")) if isinstance(message, dict) else None
+        thought = message.get("reasoning_content", message.get("reasoning"))
         return Completion(text=text, finish_reason=choice.get("finish_reason"), refusal=refusal or None,
                           reasoning=thought if isinstance(thought, str) and thought else None, meta=meta)
 

@@ -179,9 +179,9 @@ class VLLMBackend:
         except Exception as exc:  # noqa: BLE001 - isolate the offending item(s)
             if len(indices) > 1:
                 mid = len(indices) // 2
-                done = self._chat_isolated(indices[:mid], conversations, sampling, requests)
-                done.update(self._chat_isolated(indices[mid:], conversations, sampling, requests))
-                return done
+                halves = self._chat_isolated(indices[:mid], conversations, sampling, requests)
+                halves.update(self._chat_isolated(indices[mid:], conversations, sampling, requests))
+                return halves
             i = indices[0]
             return {i: Completion(error=f"vllm chat: {type(exc).__name__}: {exc}",
                                   meta={"backend": "vllm", "seed": requests[i].seed,

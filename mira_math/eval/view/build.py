@@ -156,7 +156,7 @@ def _prepare_out(out: Path) -> Path:
 
 
 def _asset(name: str) -> str:
-    return resources.files("mira_math.eval.view").joinpath("assets", name).read_text(encoding="utf-8")
+    return resources.files("mira_math.eval.view").joinpath("assets").joinpath(name).read_text(encoding="utf-8")
 
 
 def render_index_html(title: str) -> str:

@@ -69,7 +69,7 @@ def match_constraint(constraints: Sequence[str], quoted: object) -> Optional[str
     marker = _LIST_MARKER.match(quoted)
     if marker:
         candidates.append(quoted[marker.end():])
-    keyed = {}
+    keyed: Dict[str, str] = {}
     for line in constraints:
         keyed.setdefault(_squash(line), line)
     for text in candidates:

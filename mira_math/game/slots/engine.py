@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple, Union, cast
 
 SlotSpec = Union[None, str, Tuple[str, ...], Callable[[List[int], str], object]]
 """A rule's slots: None (consume, name nothing), a template or tuple of templates filled by
@@ -255,10 +255,10 @@ def _build(spec: SlotSpec, ints: List[int], span: str) -> Tuple[str, ...]:
     if spec is None:
         return ()
     if callable(spec):
-        spec = spec(ints, span)
-        if spec is None:
+        built = spec(ints, span)
+        if built is None:
             return ()
-        return (spec,) if isinstance(spec, str) else tuple(spec)
+        return (built,) if isinstance(built, str) else tuple(cast(Sequence[str], built))
     if isinstance(spec, str):
         return (spec.format(*ints),)
     return tuple(t.format(*ints) for t in spec)
@@ -415,7 +415,7 @@ def _foreign(family: str, text: str, own: List[Tuple[int, int]]) -> FrozenSet[st
     loose = any(not text[start].isalpha() for start, _ in own)
     if not loose and not _NOTATION.search(" ; ".join(rest)):
         return frozenset()
-    found = set()
+    found: Set[str] = set()
     for other in families():
         if other == family:
             continue

@@ -19,10 +19,10 @@ def _bayes() -> List[Tuple[str, SlotSpec]]:
     )
     prob = NB + r"(?:P|Pr|Prob)\s*[(\[]\s*"
     given = r"\s*(?:\||given)\s*"
-    rules: List[Tuple[str, SlotSpec]] = [
-        (prob + f"(?:{pa}){given}(?:{pb})" + r"\s*[)\]]", f"P({a}|{b})")
-        for a, pa in events for b, pb in events if a[-1] != b[-1]
-    ] + [(prob + f"(?:{pa})" + r"\s*[)\]]", f"P({a})") for a, pa in events]
+    rules: List[Tuple[str, SlotSpec]] = []
+    rules += [(prob + f"(?:{pa}){given}(?:{pb})" + r"\s*[)\]]", f"P({a}|{b})")
+              for a, pa in events for b, pb in events if a[-1] != b[-1]]
+    rules += [(prob + f"(?:{pa})" + r"\s*[)\]]", f"P({a})") for a, pa in events]
     hyp, evid = r"(?:the\s+hypothesis|H)", r"(?:the\s+evidence|E)"
     chance = r"(?:probability|chance|likelihood|odds)"
     not_h = r"(?:not\s+H|¬\s*H|the\s+complement(?:\s+of\s+H)?|H\s+is\s+(?:false|not\s+true))"
@@ -107,7 +107,8 @@ def _edge_sum(ints: List[int], span: str) -> object:
     names = _edges(ints)
     if None in names:
         return None
-    return _PATH_SUMS.get(frozenset(names), tuple(names))   # e01 + e01 names e01 only
+    known = [n for n in names if n is not None]
+    return _PATH_SUMS.get(frozenset(known), tuple(known))   # e01 + e01 names e01 only
 
 
 def _path(ints: List[int], span: str) -> object:
@@ -172,7 +173,7 @@ def _moment_expr(ints: List[int], span: str) -> object:
         if int(i) > 2:
             return None
         coef[int(i)] += int(c) if c else 1
-    name = _MOMENTS.get(tuple(coef))
+    name = _MOMENTS.get((coef[0], coef[1], coef[2]))
     return name if name else tuple(f"q{i}" for i in range(3) if coef[i])
 
 
