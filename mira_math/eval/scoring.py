@@ -901,6 +901,8 @@ def _load_run(info: RunInfo) -> LoadedRun:
         count = (manifest.get("dataset") or {}).get("instances")
         expected += count if type(count) is int else selected_count(dataset, manifest["config"].get("selection") or {}, shard)
         fingerprint.update(json.dumps(manifest, sort_keys=True).encode("utf-8"))
+        from mira_math.eval.integrity import RunGuard  # scores from answers, not from flags
+        guard = RunGuard(run_dir, manifest, dataset, shard)
         for where, row in iter_transcripts(run_dir, manifest, fingerprint):
             inst = dataset.lookup(row["id"], row.get("seed_set"), where)
             if inst.key in owner:
@@ -910,6 +912,7 @@ def _load_run(info: RunInfo) -> LoadedRun:
             owner[inst.key] = run_dir
             seed_sets[inst.seed_set] = None
             stats.append(instance_stats(row, inst, where))
+            guard.check(row, inst.key, where)
     if info.shard_count is not None:           # missing shards: count what they would select
         first = info.manifests[0]
         dataset = load_dataset(first, info.dirs[0])
