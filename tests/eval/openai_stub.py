@@ -68,7 +68,8 @@ class AttackHandler(JSONHandler):
     """The request's model name picks the behaviour: ``unauthorized`` (401), ``missing`` (404),
     ``schema500`` (500 for a ``json_schema`` response format), ``html`` (a 200 HTML page),
     ``trickle`` (headers at once, then a byte every 0.2 s for 100 s), ``hangup`` (reads the
-    request, closes the connection), ``truncating`` (a turn cut off by the token limit); any
+    request, closes the connection), ``truncating`` (a turn cut off by the token limit), ``surrogate`` (a reply whose text holds the
+    JSON escape of a lone surrogate and whose usage holds NaN and Infinity); any
     other name gets a normal reply (a decline for structured requests, else ``ANSWER: 0``) that
     reports 900 completion tokens, past small token limits."""
 
@@ -91,6 +92,11 @@ class AttackHandler(JSONHandler):
             return None
         if model == "trickle":
             return self._trickle()
+        if model == "surrogate":            # a lone surrogate as a JSON escape, NaN in the usage
+            return self._raw(200, b'{"id": "c1", "choices": [{"index": 0, "finish_reason": "stop", '
+                                  b'"message": {"role": "assistant", "content": "ANSWER: 0 \\udc80"}}], '
+                                  b'"usage": {"prompt_tokens": NaN, "completion_tokens": Infinity}}',
+                             "application/json")
         truncated = model == "truncating"
         text = ("REQUEST: What is the value of" if truncated
                 else json.dumps({"decision": "decline", "line": None}) if "response_format" in body

@@ -685,3 +685,20 @@ def test_no_sampling_params_and_openai_base_url_change_the_config_hash(monkeypat
     assert config_hash(sampling_params=False) != local
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:2/v1")
     assert config_hash() != local
+
+
+def test_a_lone_surrogate_and_nan_in_a_reply_are_repaired_not_fatal(attack_server, tmp_path):
+    """Issue 22: "\\udc80" in a reply once aborted the run for good; NaN reached the transcripts."""
+    from mira_math.cli.main import main
+
+    out = tmp_path / "run"
+    code = main(["eval", "--solver", f"openai:surrogate@{_url(attack_server)}", "--limit", "3",
+                 "--max-retries", "0", "--out", str(out)])
+    assert code == 0
+    text = (out / "transcripts.jsonl").read_text(encoding="utf-8")
+    assert "NaN" not in text and "Infinity" not in text
+    rows = [json.loads(line, parse_constant=lambda c: pytest.fail(f"non-strict JSON {c}")) for line in
+            text.splitlines()]
+    assert len(rows) == 3
+    turn = rows[0]["turns"][0]
+    assert turn["raw"].endswith("\ufffd") and "lone surrogate" in json.dumps(turn["meta"])

@@ -31,6 +31,7 @@ import inspect
 import json
 import logging
 import os
+import re
 import time
 from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import urlparse
@@ -190,6 +191,25 @@ async def _close_at_loop_shutdown(client: Any) -> AsyncIterator[None]:
         yield
     finally:
         await client.close()
+
+
+def _no_constant(name: str) -> None:
+    """NaN, Infinity and -Infinity in a reply are read as null: transcripts stay strict JSON."""
+    return None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def repaired_text(text: Optional[str], meta: Dict[str, Any]) -> Optional[str]:
+    """Text that UTF-8 can encode: a lone surrogate (a JSON escape like \\udc80) becomes U+FFFD,
+    and the repair is recorded in ``meta["repairs"]`` (it would otherwise abort every write)."""
+    if text is None or text.isascii():
+        return text
+    fixed, count = _SURROGATE.subn("\ufffd", text)
+    if count:
+        meta.setdefault("repairs", []).append(f"replaced {count} lone surrogate(s) with U+FFFD")
+    return fixed
 
 
 def _usage_from_json(usage: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
@@ -410,7 +430,7 @@ class OpenAIBackend:
                                 "latency_s": latency, "attempts": record["attempts"],
                                 "status_code": http.status_code}
         try:
-            data = json.loads(body)
+            data = json.loads(body, parse_constant=_no_constant)   # NaN/Infinity: strict JSON only
         except (ValueError, RecursionError):
             data = None
         if not isinstance(data, dict):
@@ -438,6 +458,7 @@ class OpenAIBackend:
         message = choice.get("message") if isinstance(choice.get("message"), dict) else {}
         text = message.get("content") if isinstance(message.get("content"), str) else ""
         refusal = message.get("refusal") if isinstance(message.get("refusal"), str) else None
+        text, refusal = repaired_text(text, meta), repaired_text(refusal, meta)
         return Completion(text=text, finish_reason=choice.get("finish_reason"),
                           refusal=refusal or None, meta=meta)
 
