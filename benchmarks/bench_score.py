@@ -122,7 +122,7 @@ def reverify(sizes: list) -> None:
             run = synthetic_run(tmp, base, size)
             proc = subprocess.run([sys.executable, "-c", REVERIFY, str(run)], cwd=ROOT, capture_output=True,
                                   text=True)
-            line = next((l for l in proc.stdout.splitlines() if l.startswith("REVERIFY ")), None)
+            line = next((x for x in proc.stdout.splitlines() if x.startswith("REVERIFY ")), None)
             if line is None:
                 raise SystemExit(f"re-verification benchmark failed:\n{proc.stderr[-2000:]}")
             t = json.loads(line.split(" ", 1)[1])

@@ -68,10 +68,10 @@ class AttackHandler(JSONHandler):
     """The request's model name picks the behaviour: ``unauthorized`` (401), ``missing`` (404),
     ``schema500`` (500 for a ``json_schema`` response format), ``html`` (a 200 HTML page),
     ``trickle`` (headers at once, then a byte every 0.2 s for 100 s), ``hangup`` (reads the
-    request, closes the connection), ``truncating`` (a turn cut off by the token limit), ``surrogate`` (a reply whose text holds the
-    JSON escape of a lone surrogate and whose usage holds NaN and Infinity); any
-    other name gets a normal reply (a decline for structured requests, else ``ANSWER: 0``) that
-    reports 900 completion tokens, past small token limits."""
+    request, closes the connection), ``truncating`` (a turn cut off by the token limit),
+    ``surrogate`` (a reply whose text holds the JSON escape of a lone surrogate and whose usage
+    holds NaN and Infinity); any other name gets a normal reply (a decline for structured
+    requests, else ``ANSWER: 0``) that reports 900 completion tokens, past small token limits."""
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
