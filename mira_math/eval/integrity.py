@@ -13,12 +13,11 @@ and a verdict is memoised per (answer, context, text): a run's answers repeat.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from mira_math.eval.scoring import ScoringError, resolve_data_file
 from mira_math.verifiers.parse import AnswerContext
@@ -66,28 +65,33 @@ class _Record:
         return state if isinstance(state, dict) else {}
 
 
-_JUDGES: Dict[Tuple[str, str], Dict[Key, Judge]] = {}     # (path, sha256) -> per-instance judge
+_JUDGES: Dict[Tuple[str, str], Dict[Key, Judge]] = {}     # scoring's file key -> per-instance judge
+
+
+def judging(file_key: Tuple[str, str], rows: Iterator[Tuple[int, Any]]) -> Iterator[Tuple[int, Any]]:
+    """Pass a data file's parsed rows through, keeping each instance's judge (answer and
+    context) under ``file_key`` (scoring parses each data file once, for both)."""
+    shared: Dict[Judge, Judge] = {}
+    judges: Dict[Key, Judge] = {}
+    for number, row in rows:
+        if isinstance(row, dict):
+            try:
+                record = _Record(row)
+                judge = (record.answer.type, record.answer.value, tuple(record.answer.components),
+                         context_for(record))       # type: ignore[arg-type]
+            except (ValueError, TypeError, AttributeError, RecursionError):
+                judge = None                         # scoring names the bad field itself
+            if judge is not None:
+                judges[(str(row.get("seed_set")), str(row.get("id")))] = shared.setdefault(judge, judge)
+        yield number, row
+    _JUDGES[file_key] = judges
 
 
 def _file_judges(path: Path) -> Dict[Key, Judge]:
-    data = path.read_bytes()
-    cache_key = (str(path.resolve()), hashlib.sha256(data).hexdigest())
-    if cache_key in _JUDGES:
-        return _JUDGES[cache_key]
-    shared: Dict[Judge, Judge] = {}
-    judges: Dict[Key, Judge] = {}
-    for line in data.splitlines():
-        if not line.strip():
-            continue
-        row = json.loads(line)                  # scoring has read this file strictly already
-        if not isinstance(row, dict):
-            continue
-        record = _Record(row)
-        judge = (record.answer.type, record.answer.value, tuple(record.answer.components),
-                 context_for(record))           # type: ignore[arg-type]
-        judges[(str(row.get("seed_set")), str(row.get("id")))] = shared.setdefault(judge, judge)
-    _JUDGES[cache_key] = judges
-    return judges
+    from mira_math.eval.scoring import _file_infos
+
+    digest, _ = _file_infos(path)                   # cached: parses (and judges) once per content
+    return _JUDGES[(str(path.resolve()), digest)]
 
 
 class RunGuard:
@@ -128,7 +132,9 @@ class RunGuard:
                                  "the transcript was edited (or written by another verifier)")
 
     def judge(self, key: Key, text: str) -> bool:
-        judge = self.judges[key]
+        judge = self.judges.get(key)
+        if judge is None:
+            raise IntegrityError(f"{self.where}: instance {key[1]}: its answer cannot be read from the dataset")
         memo_key = (judge, text)
         found = self._memo.get(memo_key)
         if found is None:

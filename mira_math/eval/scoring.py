@@ -216,7 +216,9 @@ def _file_infos(path: Path) -> Tuple[str, List[InstanceInfo]]:
             digest.update(block)
     key = (str(path.resolve()), digest.hexdigest())
     if key not in _INFO_CACHE:
-        _INFO_CACHE[key] = [_instance_info(row, f"{path}:{n}") for n, row in _json_lines(path, what="an instance line")]
+        from mira_math.eval.integrity import judging   # what re-verification needs, from the same parse
+        rows = judging(key, _json_lines(path, what="an instance line"))
+        _INFO_CACHE[key] = [_instance_info(row, f"{path}:{n}") for n, row in rows]
     return key[1], _INFO_CACHE[key]
 
 
