@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from mira_math.eval.redact import redact_argv, redact_text
 from mira_math.generators.release import DEFAULT_RELEASE
 from mira_math.cli.data import did_you_mean, non_negative_int, positive_int, unknown_families
 
@@ -146,7 +147,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     scripted = args.solver in SCRIPTED_SOLVERS
     if scripted and (args.temperature != 0.0 or args.max_tokens != DEFAULT_MAX_TOKENS):
         print(f"warning: --temperature and --max-tokens do not change the scripted solver "
-              f"{args.solver!r}: this run is the same run (same run_hash) as one without them",
+              f"{redact_text(args.solver)!r}: this run is the same run (same run_hash) as one without them",
               file=sys.stderr)
     try:
         solver = make_solver(args.solver, params, **options)
@@ -165,7 +166,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"mira-math eval: {err}", file=sys.stderr)
         return 2
     config = RunConfig(
-        solver=args.solver, responder=args.responder, regime=args.regime,
+        solver=redact_text(args.solver), responder=redact_text(args.responder), regime=args.regime,
         condition=args.condition.replace("-", "_"), protocol=args.protocol,
         solver_params={} if scripted else params.as_dict(),
         responder_params={} if args.responder == "rules" else {"temperature": 0.0, "max_tokens": 256},
@@ -173,7 +174,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                    "shard": list(args.shard) if args.shard else None,
                    **({"sample": [args.sample, args.sample_seed]} if args.sample else {})})
     try:
-        result = run(args.out, selection, config, solver, responder, argv=sys.argv,
+        result = run(args.out, selection, config, solver, responder, argv=redact_argv(sys.argv),
                      resume=args.resume, retry_errors=args.retry_errors, window=args.window,
                      concurrency=args.concurrency or 16)
     except ValueError as err:  # e.g. the split repeats a four-shot example

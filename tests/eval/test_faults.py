@@ -702,3 +702,34 @@ def test_a_lone_surrogate_and_nan_in_a_reply_are_repaired_not_fatal(attack_serve
     assert len(rows) == 3
     turn = rows[0]["turns"][0]
     assert turn["raw"].endswith("\ufffd") and "lone surrogate" in json.dumps(turn["meta"])
+
+
+@pytest.mark.parametrize("where", ["userinfo", "query"])
+def test_credentials_in_the_endpoint_url_are_never_written(attack_server, tmp_path, capsys, where):
+    """Issue 22: userinfo and key-like query parameters are cut from every recorded URL (the
+    SDK refuses userinfo beside its key: those calls are recorded errors, the secret still unwritten)."""
+    from mira_math.cli.main import main
+    from mira_math.eval.redact import redact_url
+
+    port = attack_server.server_address[1]
+    assert redact_url(f"http://u:SECRETPW@127.0.0.1:{port}/v1?api-key=SECRETQ&x=1") == \
+        f"http://127.0.0.1:{port}/v1?x=1"
+    out = tmp_path / "run"
+    spec = (f"openai:m@http://user:SECRETPW@127.0.0.1:{port}/v1" if where == "userinfo"
+            else f"openai:m@http://127.0.0.1:{port}/v1?api-key=SECRETPW")
+    clean = f"openai:m@http://127.0.0.1:{port}/v1"
+    assert main(["eval", "--solver", spec, "--limit", "3", "--max-retries", "0", "--out", str(out)]) in (0, 3)
+    assert main(["score", str(out)]) == 0
+    assert main(["report", str(out), "--out", str(tmp_path / "report")]) == 0
+    assert main(["view", str(out), "--out", str(tmp_path / "viewer")]) == 0
+    captured = capsys.readouterr()
+    assert "SECRETPW" not in captured.out + captured.err
+    leaks = [p for p in tmp_path.rglob("*") if p.is_file() and b"SECRETPW" in p.read_bytes()]
+    assert leaks == []
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["config"]["solver"] == clean
+    # the config hash is the redacted form's: another password is the same run
+    other = tmp_path / "other"
+    main(["eval", "--solver", spec.replace("SECRETPW", "OTHERPW"), "--limit", "3",
+          "--max-retries", "0", "--out", str(other)])
+    assert json.loads((other / "manifest.json").read_text(encoding="utf-8"))["run_hash"] == manifest["run_hash"]

@@ -37,6 +37,7 @@ from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import urlparse
 
 from mira_math.eval.backends.base import ChatRequest, Completion, FatalBackendError, GenParams
+from mira_math.eval.redact import redact_text, redact_url
 
 LOG = logging.getLogger("mira_math")
 OFFICIAL_HOST = "api.openai.com"
@@ -50,6 +51,11 @@ _MALFORMED_WORDS = (b"response_format", b"json_schema", b"schema", b"invalid", b
 
 def resolved_base_url(base_url: Optional[str]) -> str:
     return base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL
+
+
+def shown_base_url(base_url: Optional[str]) -> str:
+    """The endpoint as it may be recorded or printed: no userinfo, no key in the query."""
+    return redact_url(resolved_base_url(base_url))
 
 
 def is_official(base_url: Optional[str]) -> bool:
@@ -152,7 +158,7 @@ def _describe(exc: BaseException) -> str:
     cause = exc.__cause__
     if cause is not None and str(cause) and str(cause) not in text:
         text += f" ({type(cause).__name__}: {cause})"
-    return text
+    return redact_text(text)                 # a transport error may quote the URL
 
 
 def _http_library() -> Any:
@@ -267,7 +273,7 @@ class OpenAIBackend:
             raise ValueError(f"response_format must be one of {', '.join(RESPONSE_FORMATS)}")
         key = api_key or os.environ.get("OPENAI_API_KEY")
         if official and not key:
-            raise ValueError(f"OPENAI_API_KEY is not set: refusing to call {resolved_base_url(base_url)} "
+            raise ValueError(f"OPENAI_API_KEY is not set: refusing to call {shown_base_url(base_url)} "
                              "without a key (set it, or give a local server as openai:MODEL@URL)")
         self._openai = _import_openai()
         self.model = model
@@ -352,13 +358,13 @@ class OpenAIBackend:
     def _fatal(self, exc: Exception) -> Optional[str]:
         """Why ``exc`` must stop the run (every further call would fail the same way), or None."""
         o = self._openai
-        url = resolved_base_url(self.base_url)
+        url = shown_base_url(self.base_url)
         if isinstance(exc, o.AuthenticationError):
-            return f"the server at {url} refused the API key (HTTP 401): {exc}"
+            return redact_text(f"the server at {url} refused the API key (HTTP 401): {exc}")
         if isinstance(exc, o.PermissionDeniedError):
-            return f"no permission for model {self.model!r} at {url} (HTTP 403): {exc}"
+            return redact_text(f"no permission for model {self.model!r} at {url} (HTTP 403): {exc}")
         if isinstance(exc, o.NotFoundError):
-            return f"model {self.model!r} or the endpoint was not found at {url} (HTTP 404): {exc}"
+            return redact_text(f"model {self.model!r} or the endpoint was not found at {url} (HTTP 404): {exc}")
         if isinstance(exc, o.APIConnectionError) and not isinstance(exc, o.APITimeoutError):
             self._connection_failures += 1
             if self._connection_failures >= self.max_connection_failures:
@@ -449,7 +455,7 @@ class OpenAIBackend:
             if self._over_limit == 1:
                 LOG.warning("the server at %s ignored the token limit: a reply has %d completion "
                             "tokens for %s=%d (try --api-max-tokens-param)",
-                            resolved_base_url(self.base_url), usage["completion_tokens"],
+                            shown_base_url(self.base_url), usage["completion_tokens"],
                             self.max_tokens_param, params.max_tokens)
         choices = data.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
@@ -495,14 +501,14 @@ class OpenAIBackend:
 
     def hash_params(self) -> Dict[str, Any]:
         """What shapes the replies besides the decoding parameters: part of the config hash."""
-        return {"base_url": resolved_base_url(self.base_url), "max_tokens_param": self.max_tokens_param,
+        return {"base_url": shown_base_url(self.base_url), "max_tokens_param": self.max_tokens_param,
                 "sampling_params": self.sampling_params, "response_format": self.response_format}
 
     def describe(self) -> Dict[str, Any]:
         return {
             "backend": "openai",
             "model": self.model,
-            "base_url": resolved_base_url(self.base_url),
+            "base_url": shown_base_url(self.base_url),
             "response_format": self.response_format,
             "concurrency": self.concurrency,
             "timeout": self.timeout,
