@@ -115,7 +115,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
                "gpu_memory_utilization": args.gpu_memory_utilization,
                "concurrency": args.concurrency, "timeout": args.timeout, "max_retries": args.max_retries,
                "max_tokens_param": args.api_max_tokens_param, "response_format": args.response_format,
-               "sampling_params": False if args.no_sampling_params else None}
+               "sampling_params": False if args.no_sampling_params else None,
+               "max_reply_bytes": args.max_reply_bytes}
     options = {k: v for k, v in options.items() if v is not None}
     unknown = unknown_families(args.families or [])
     if unknown:
@@ -282,6 +283,9 @@ def add_commands(sub) -> None:
                    help="requests in flight (API backends; default: 16)")
     e.add_argument("--timeout", type=_positive_float, metavar="SECONDS",
                    help="API: deadline in seconds for each whole request attempt, headers and body (default: the backend's)")
+    e.add_argument("--max-reply-bytes", type=positive_int, metavar="N",
+                   help="API: the largest reply body read, decoded (default 4 MiB); a larger one is "
+                        "that instance's error")
     e.add_argument("--max-retries", type=non_negative_int, metavar="N",
                    help="API retries per request (default: the backend's)")
     e.add_argument("--api-max-tokens-param", choices=["max_completion_tokens", "max_tokens"],

@@ -107,7 +107,7 @@ def make_backend(spec: str, **options: Any) -> ChatBackend:
         model, url = _split_url(rest)
         return OpenAIBackend(model, base_url=url, **{k: v for k, v in options.items() if k in (
             "concurrency", "timeout", "max_retries", "max_tokens_param", "sampling_params",
-            "response_format")})
+            "response_format", "max_reply_bytes")})
     if kind == "transformers":
         from mira_math.eval.backends.transformers_backend import TransformersBackend
 

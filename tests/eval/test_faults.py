@@ -733,3 +733,18 @@ def test_credentials_in_the_endpoint_url_are_never_written(attack_server, tmp_pa
     main(["eval", "--solver", spec.replace("SECRETPW", "OTHERPW"), "--limit", "3",
           "--max-retries", "0", "--out", str(other)])
     assert json.loads((other / "manifest.json").read_text(encoding="utf-8"))["run_hash"] == manifest["run_hash"]
+
+
+@pytest.mark.parametrize("model", ["huge", "gzipbomb"])
+def test_an_oversize_reply_is_that_instances_error(attack_server, tmp_path, model):
+    """Issue 22: a reply body over --max-reply-bytes (decoded) is a per-instance error, no OOM."""
+    from mira_math.cli.main import main
+
+    out = tmp_path / "run"
+    code = main(["eval", "--solver", f"openai:{model}@{_url(attack_server)}", "--limit", "2",
+                 "--max-retries", "0", "--max-reply-bytes", "1000000", "--out", str(out)])
+    assert code == 3                                  # errors recorded, --retry-errors hint
+    rows = [json.loads(line) for line in (out / "transcripts.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 2 and all("ReplyTooLarge" in r["error"]["message"] for r in rows)
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["models"]["solver"]["max_reply_bytes"] == 1000000

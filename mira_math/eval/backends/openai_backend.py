@@ -41,6 +41,7 @@ from mira_math.eval.redact import redact_text, redact_url
 
 LOG = logging.getLogger("mira_math")
 OFFICIAL_HOST = "api.openai.com"
+MAX_REPLY_BYTES = 4 * 2 ** 20  # the largest reply body read (decoded); a chat reply is far smaller
 MAX_CONNECTION_FAILURES = 5   # consecutive calls with no reply at all: the server is down
 RESPONSE_FORMATS = ("auto", "json_schema", "json_object")
 # words in a 5xx body that mean "your request is malformed" (llama.cpp answers an unsupported
@@ -190,6 +191,31 @@ async def _on_response(response: Any) -> None:
     record = _CALL.get()
     if record is not None:
         record["request_id"] = response.headers.get("x-request-id")
+        await _read_capped(response, record)
+
+
+async def _read_capped(response: Any, record: Dict[str, Any]) -> None:
+    """Read the reply body here, decoded, at most ``record["cap"]`` bytes: a larger one (a 50 MB
+    reply, a gzip bomb) is dropped as it streams and the call becomes that instance's error."""
+    cap = record.get("cap")
+    if not cap:
+        return
+    declared = response.headers.get("content-length")
+    chunks, size = [], 0
+    if not (declared and declared.isdigit() and int(declared) > cap and
+            "content-encoding" not in response.headers):
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > cap:
+                break
+            chunks.append(chunk)
+    else:
+        size = int(declared)
+    if size > cap:
+        record["oversize"] = size
+        chunks = []
+        await response.aclose()
+    response._content = b"".join(chunks)       # what ``response.content`` returns from now on
 
 
 async def _close_at_loop_shutdown(client: Any) -> AsyncIterator[None]:
@@ -259,7 +285,8 @@ class OpenAIBackend:
                  concurrency: int = 16, timeout: float = 120.0, max_retries: int = 6,
                  max_tokens_param: Optional[str] = None, sampling_params: bool = True,
                  response_format: Optional[str] = None,
-                 max_connection_failures: int = MAX_CONNECTION_FAILURES):
+                 max_connection_failures: int = MAX_CONNECTION_FAILURES,
+                 max_reply_bytes: int = MAX_REPLY_BYTES):
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if max_retries < 0:
@@ -287,6 +314,7 @@ class OpenAIBackend:
         self.concurrency = int(concurrency)
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
+        self.max_reply_bytes = int(max_reply_bytes)
         self.max_tokens_param = max_tokens_param
         self.sampling_params = sampling_params
         self._aiohttp_transport = _aiohttp_transport_class()
@@ -396,7 +424,7 @@ class OpenAIBackend:
         """One chat completion; never raises for a failed item (a fatal error raises
         :class:`FatalBackendError`). The reply is read as raw JSON (no pydantic objects); the
         SDK's retries, timeouts and error types are kept."""
-        record: Dict[str, Any] = {"attempts": 0, "request_id": None}
+        record: Dict[str, Any] = {"attempts": 0, "request_id": None, "cap": self.max_reply_bytes}
         token = _CALL.set(record)
         t0 = time.perf_counter()
         try:
@@ -431,6 +459,11 @@ class OpenAIBackend:
         return self._parse(http, record, round(time.perf_counter() - t0, 4), params)
 
     def _parse(self, http: Any, record: Dict[str, Any], latency: float, params: GenParams) -> Completion:
+        if record.get("oversize"):
+            return Completion(error=f"ReplyTooLarge: HTTP {http.status_code} reply body over "
+                                    f"{self.max_reply_bytes} bytes (decoded; --max-reply-bytes)",
+                              meta={"request_id": record["request_id"], "latency_s": latency,
+                                    "attempts": record["attempts"], "status_code": http.status_code})
         body = http.content
         meta: Dict[str, Any] = {"request_id": http.headers.get("x-request-id") or record["request_id"],
                                 "latency_s": latency, "attempts": record["attempts"],
@@ -513,6 +546,7 @@ class OpenAIBackend:
             "concurrency": self.concurrency,
             "timeout": self.timeout,
             "max_retries": self.max_retries,
+            "max_reply_bytes": self.max_reply_bytes,
             "max_tokens_param": self.max_tokens_param,
             "sampling_params": self.sampling_params,
             "sdk": "openai",
