@@ -748,3 +748,38 @@ def test_an_oversize_reply_is_that_instances_error(attack_server, tmp_path, mode
     assert len(rows) == 2 and all("ReplyTooLarge" in r["error"]["message"] for r in rows)
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["models"]["solver"]["max_reply_bytes"] == 1000000
+
+
+def test_a_full_disk_is_exit_5_with_nothing_lost_and_a_resume_hint(tmp_path, monkeypatch, capsys):
+    import errno as errno_mod
+
+    from mira_math.cli.main import main
+    from mira_math.eval import runner
+
+    def full(self, line):
+        raise OSError(errno_mod.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(runner.TranscriptLog, "write", full)
+    code = main(["eval", "--solver", "noask", "--limit", "3", "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert code == 5 and "nothing lost" in err and "--resume" in err and "Traceback" not in err
+
+
+def test_sigterm_ends_a_run_like_ctrl_c_with_the_resume_hint(tmp_path):
+
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    code = ("import os, signal, sys\n"
+            "from mira_math.eval import runner\n"
+            "real = runner.TranscriptLog.write\n"
+            "def write(self, line):\n"
+            "    real(self, line); os.kill(os.getpid(), signal.SIGTERM)\n"
+            "runner.TranscriptLog.write = write\n"
+            "from mira_math.cli.main import main\n"
+            "sys.exit(main(sys.argv[1:]))\n")
+    proc = subprocess.run([sys.executable, "-c", code, "eval", "--solver", "noask", "--limit", "5",
+                           "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 130 and "--resume" in proc.stderr and "Traceback" not in proc.stderr
+
