@@ -783,3 +783,18 @@ def test_sigterm_ends_a_run_like_ctrl_c_with_the_resume_hint(tmp_path):
                            "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 130 and "--resume" in proc.stderr and "Traceback" not in proc.stderr
 
+
+
+@pytest.mark.parametrize("command", ["validate", "eval"])
+def test_a_lone_surrogate_in_a_data_file_is_a_one_line_error_naming_the_field(tmp_path, capsys, command):
+    from mira_math.cli.main import main
+
+    root = Path(__file__).resolve().parents[2]
+    row = json.loads((root / "mira-math/data/crt_reconstruction/test.jsonl").read_text().splitlines()[0])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(row).replace(json.dumps(row["id"]), '"crt-\\udc80"', 1) + "\n")
+    args = ["validate", str(bad)] if command == "validate" else \
+        ["eval", "--solver", "noask", "--data", str(bad), "--out", str(tmp_path / "run")]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "bad.jsonl:1: field 'id': text holds a lone surrogate" in err and err.count("\n") == 1
