@@ -45,7 +45,7 @@ browser:
 	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; \
 	  fi; }
 
-test: venv browser
+test: venv browser lint
 	$(BIN)/python -m pytest
 	$(MAKE) --no-print-directory wheel-smoke
 

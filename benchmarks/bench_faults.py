@@ -14,6 +14,7 @@ import io
 import json
 import os
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -28,6 +29,7 @@ from tests.eval.openai_stub import AttackHandler, AttackState, serve  # noqa: E4
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / "mira-math"
+SECRETS_WRITTEN: List[object] = []
 
 
 def cli(*args: str) -> Tuple[int, str]:
@@ -100,6 +102,52 @@ def attacks(url: str, tmp: Path, limit: str) -> List[Tuple[str, Callable[[], Tup
         cli(*args)
         return cli(*args)
 
+    def edited(what: str) -> Tuple[int, str]:
+        run = tmp / f"edit-{what}"
+        cli("eval", "--solver", "noask", "--limit", limit, "--out", run)
+        path = run / ("manifest.json" if what == "count" else "transcripts.jsonl")
+        if what == "count":
+            manifest = json.loads(path.read_text())
+            manifest["dataset"]["instances"] -= 1
+            path.write_text(json.dumps(manifest))
+        else:
+            rows = [json.loads(x) for x in path.read_text().splitlines()]
+            if what == "verdict":
+                for r in rows:
+                    r["verdict"]["correct"] = True
+            else:
+                rows.append(dict(rows[0], id="bay-000045"))
+            path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return cli("score", run)
+
+    def secret(where: str) -> Tuple[int, str]:
+        port = url.split(":")[2].split("/")[0]
+        spec = (f"openai:ok@http://user:PASSW0RD-X@127.0.0.1:{port}/v1" if where == "userinfo"
+                else f"openai:ok@http://127.0.0.1:{port}/v1?api-key=PASSW0RD-X")
+        run = tmp / f"secret-{where}"
+        outputs = [cli("eval", "--solver", spec, "--limit", limit, "--max-retries", "0", "--out", run),
+                   cli("score", run), cli("report", run, "--out", tmp / f"secret-report-{where}"),
+                   cli("view", run, "--out", tmp / f"secret-view-{where}")]
+        leaks = [p for d in (run, tmp / f"secret-report-{where}", tmp / f"secret-view-{where}")
+                 for p in d.rglob("*") if p.is_file() and b"PASSW0RD-X" in p.read_bytes()]
+        leaks += [o for _, o in outputs if "PASSW0RD-X" in o]
+        SECRETS_WRITTEN.extend(leaks)
+        return outputs[0][0], f"{len(leaks)} copies of the secret written; {outputs[0][1]}"
+
+    def peak(model: str) -> Tuple[int, str]:
+        code = ("import resource, sys\nfrom mira_math.cli.main import main\nrc = main(sys.argv[1:])\n"
+                "print('PEAK', rc, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, file=sys.stderr)")
+        proc = subprocess.run([sys.executable, "-c", code, "eval", "--solver", f"openai:{model}@{url}",
+                               "--limit", "12", "--max-retries", "0", "--out", str(tmp / f"peak-{model}")],
+                              cwd=ROOT, capture_output=True, text=True)
+        line = next((x for x in proc.stderr.splitlines() if x.startswith("PEAK ")), None)
+        if line is None:
+            return -1, "TRACEBACK " + proc.stderr.strip().splitlines()[-1][:100]
+        _, rc, mib = line.split()
+        rows = [json.loads(x) for x in (tmp / f"peak-{model}" / "transcripts.jsonl").read_text().splitlines()]
+        errors = sum("ReplyTooLarge" in (r.get("error") or {}).get("message", "") for r in rows)
+        return int(rc), f"peak RSS {mib} MiB for 12 episodes; {errors}/12 ReplyTooLarge errors"
+
     down = f"http://127.0.0.1:{free_port()}/v1"
     return [
         ("401 unauthorized", lambda: ev("unauthorized", "a401")),
@@ -121,6 +169,14 @@ def attacks(url: str, tmp: Path, limit: str) -> List[Tuple[str, Callable[[], Tup
         ("5,000-digit integer", huge_int),
         ("unknown family in --data", unknown_family),
         ("generate over a non-empty --out", regenerate),
+        ("score: every verdict flipped to correct", lambda: edited("verdict")),
+        ("score: a line outside the selection", lambda: edited("appended")),
+        ("score: manifest instance count edited", lambda: edited("count")),
+        ("lone surrogate \\udc80 + NaN in a reply", lambda: ev("surrogate", "surrogate")),
+        ("password in the URL userinfo", lambda: secret("userinfo")),
+        ("api-key in the URL query", lambda: secret("query")),
+        ("50 MB replies (12 episodes)", lambda: peak("huge")),
+        ("gzip bomb: 50 MB decoded (12 eps.)", lambda: peak("gzipbomb")),
     ]
 
 
@@ -131,6 +187,7 @@ def main_bench() -> int:
     for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"):
         os.environ.pop(var, None)
     print(f"{'attack':36} {'exit':>4} {'s':>6}  outcome")
+    tracebacks = 0
     with serve(AttackHandler, AttackState()) as httpd, tempfile.TemporaryDirectory() as tmp:
         url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
         for name, attack in attacks(url, Path(tmp), args.limit):
@@ -139,7 +196,9 @@ def main_bench() -> int:
                 code, line = attack()
             except BaseException as exc:  # a traceback is a finding: report it
                 code, line = -1, f"TRACEBACK {type(exc).__name__}: {exc}"[:110]
-            print(f"{name:36} {code:>4} {time.perf_counter() - t0:6.1f}  {line}")
+            print(f"{name:36} {code:>4} {time.perf_counter() - t0:6.1f}  {line}", flush=True)
+            tracebacks += code == -1 or "Traceback" in line
+    print(f"{tracebacks} tracebacks, {len(SECRETS_WRITTEN)} secrets written")
     return 0
 
 

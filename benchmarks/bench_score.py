@@ -6,7 +6,11 @@ new ids, so every transcript joins with its own instance. Each measurement is a 
 (``python -m mira_math.cli.main ...``); peak memory is its maximum resident set size. ``report`` is
 measured twice: after ``score`` (it reuses scores.json) and cold (no scores.json: it scores).
 
-Usage: python benchmarks/bench_score.py [--sizes 2000 10000 50000 100000]
+``--reverify`` measures instead what re-verification (issue 22: every final answer judged again,
+every id checked against the selection) costs: ``score`` in one process with and without the
+checks, against the floor (reading and JSON-parsing every transcript line), medians of 3.
+
+Usage: python benchmarks/bench_score.py [--sizes 2000 10000 50000 100000] [--reverify]
 """
 
 from __future__ import annotations
@@ -79,10 +83,64 @@ def measure(args: list) -> tuple:
     return int(rc), f"{float(wall):.2f}/{float(cpu):.2f}", float(rss)
 
 
+REVERIFY = """
+import json, statistics, sys, time
+from pathlib import Path
+from mira_math.eval import integrity, scoring
+run = Path(sys.argv[1])
+def floor():
+    with (run / "transcripts.jsonl").open("rb") as fh:
+        for raw in fh:
+            json.loads(raw)
+def scored():
+    scoring._INFO_CACHE.clear(); integrity._JUDGES.clear()
+    scoring.score([run])
+check = integrity.RunGuard.check
+def unchecked():
+    integrity.RunGuard.check = lambda *a: None
+    try:
+        scored()
+    finally:
+        integrity.RunGuard.check = check
+out = {}
+for name, fn in (("floor", floor), ("no_checks", unchecked), ("reverify", scored)):
+    times = []
+    for _ in range(3):
+        t = time.perf_counter(); fn(); times.append(time.perf_counter() - t)
+    out[name] = statistics.median(times)
+print("REVERIFY", json.dumps(out))
+"""
+
+
+def reverify(sizes: list) -> None:
+    print("score in one process, medians of 3 (seconds); floor: read + json.loads every transcript line")
+    print(f"{'transcripts':>11}  {'floor s':>8}  {'no checks s':>11}  {'re-verify s':>11}  {'x floor':>7}")
+    with tempfile.TemporaryDirectory() as name:
+        tmp = Path(name)
+        base = base_runs(tmp)
+        for size in sizes:
+            run = synthetic_run(tmp, base, size)
+            proc = subprocess.run([sys.executable, "-c", REVERIFY, str(run)], cwd=ROOT, capture_output=True,
+                                  text=True)
+            line = next((x for x in proc.stdout.splitlines() if x.startswith("REVERIFY ")), None)
+            if line is None:
+                raise SystemExit(f"re-verification benchmark failed:\n{proc.stderr[-2000:]}")
+            t = json.loads(line.split(" ", 1)[1])
+            print(f"{size:>11}  {t['floor']:>8.2f}  {t['no_checks']:>11.2f}  {t['reverify']:>11.2f}  "
+                  f"{t['reverify'] / t['floor']:>7.2f}", flush=True)
+            for p in run.iterdir():
+                p.unlink()
+            run.rmdir()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", nargs="+", type=int, default=[2000, 10000, 50000, 100000])
+    parser.add_argument("--reverify", action="store_true", help="the cost of re-verification")
     args = parser.parse_args()
+    if args.reverify:
+        reverify(args.sizes)
+        return
     print("times: wall/CPU seconds of the command itself (imports excluded); MiB: peak RSS of its process")
     print(f"{'transcripts':>11}  {'MiB on disk':>11}  {'score s':>11}  {'score MiB':>9}  "
           f"{'report s':>11}  {'report MiB':>10}  {'cold report s':>13}  {'cold MiB':>8}")

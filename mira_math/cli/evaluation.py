@@ -11,6 +11,7 @@ from pathlib import Path
 from mira_math.eval.backends.registry import BACKENDS, install_hint, kinds
 from mira_math.game.messages import RUN_SEED
 from mira_math.generators.layout import DEFAULT_RELEASE
+from mira_math.eval.redact import redact_argv, redact_text
 from mira_math.cli.data import did_you_mean, non_negative_int, positive_int, unknown_families
 
 SCRIPTED_SOLVERS = ("reference", "noask", "sampler")
@@ -117,7 +118,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
                "gpu_memory_utilization": args.gpu_memory_utilization,
                "concurrency": args.concurrency, "timeout": args.timeout, "max_retries": args.max_retries,
                "max_tokens_param": args.api_max_tokens_param, "response_format": args.response_format,
-               "sampling_params": False if args.no_sampling_params else None}
+               "sampling_params": False if args.no_sampling_params else None,
+               "max_reply_bytes": args.max_reply_bytes}
     options = {k: v for k, v in options.items() if v is not None}
     unknown = unknown_families(args.families or [])
     if unknown:
@@ -153,7 +155,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return 2
     if scripted and (args.temperature != 0.0 or args.max_tokens != DEFAULT_MAX_TOKENS):
         print(f"warning: --temperature and --max-tokens do not change the scripted solver "
-              f"{args.solver!r}: this run is the same run (same run_hash) as one without them",
+              f"{redact_text(args.solver)!r}: this run is the same run (same run_hash) as one without them",
               file=sys.stderr)
     try:
         solver = make_solver(args.solver, params, **options)
@@ -173,7 +175,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"mira-math eval: {problem}", file=sys.stderr)
         return 2
     config = RunConfig(
-        solver=args.solver, responder=args.responder, regime=args.regime,
+        solver=redact_text(args.solver), responder=redact_text(args.responder), regime=args.regime,
         condition=args.condition.replace("-", "_"), protocol=args.protocol,
         solver_params={} if scripted else ({"temperature": args.temperature}
                                            if args.solver in SAMPLING_SOLVERS
@@ -184,7 +186,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                    "shard": list(args.shard) if args.shard else None,
                    **({"sample": [args.sample, args.sample_seed]} if args.sample else {})})
     try:
-        result = run(args.out, selection, config, solver, responder, argv=sys.argv,
+        result = run(args.out, selection, config, solver, responder, argv=redact_argv(sys.argv),
                      resume=args.resume, retry_errors=args.retry_errors, window=args.window,
                      concurrency=args.concurrency or 16)
     except ValueError as err:  # e.g. the split repeats a four-shot example
@@ -376,6 +378,9 @@ def add_commands(sub) -> None:
     e.add_argument("--timeout", type=_positive_float, metavar="SECONDS",
                    help="API: deadline in seconds for each whole request attempt, headers and body "
                         "(default: the backend's)")
+    e.add_argument("--max-reply-bytes", type=positive_int, metavar="N",
+                   help="API: the largest reply body read, decoded (default 4 MiB); a larger one is "
+                        "that instance's error")
     e.add_argument("--max-retries", type=non_negative_int, metavar="N",
                    help="API retries per request (default: the backend's)")
     e.add_argument("--api-max-tokens-param", choices=["max_completion_tokens", "max_tokens"],

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import signal
 import sys
 from typing import Optional, Sequence
 
@@ -74,27 +76,66 @@ def build_parser() -> argparse.ArgumentParser:
 # Exit codes (README "Reliability"): 0 done, every instance without error; 1 a user-facing
 # error (bad data, a refused run), nothing run; 2 a bad option; 3 the run finished but some
 # instances ended in an error (``--retry-errors`` reruns them); 4 the run was stopped by a
-# fatal backend error (``--resume`` continues it); 130 interrupted (Ctrl-C); 141 closed pipe.
+# fatal backend error (``--resume`` continues it); 5 no space left on the device (nothing lost:
+# resume); 130 interrupted (Ctrl-C or SIGTERM); 141 closed pipe.
 EXIT_INSTANCE_ERRORS = 3
 EXIT_STOPPED = 4
+EXIT_DISK_FULL = 5            # no space left: nothing lost (every line is written whole), resume
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
 
+def _sigterm_as_interrupt() -> object:
+    """SIGTERM (a scheduler's kill, `timeout`) ends a run as Ctrl-C does: the resume hint.
+    Returns the handler it replaced (None where it could not install one)."""
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        return signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:                       # not the main thread (embedding): leave it
+        return None
+
+
+def _disk_full(err: BaseException) -> bool:
+    """ENOSPC anywhere in the exception's chain (a full disk often surfaces during cleanup)."""
+    seen = 0
+    while err is not None and seen < 20:
+        if isinstance(err, OSError) and err.errno == errno.ENOSPC:
+            return True
+        err = err.__cause__ or err.__context__   # type: ignore[assignment]
+        seen += 1
+    return False
+
+
+def _resume_hint(args: argparse.Namespace) -> str:
+    where = getattr(args, "out", None)
+    return (f"; finished transcripts are kept in {where}: rerun the same command with --resume"
+            if args.command == "eval" and where is not None else "")
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
+    previous = _sigterm_as_interrupt()
+    try:
+        return _main(args)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)  # type: ignore[arg-type]
+
+
+def _main(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args))
     except MiraError as err:  # bad data, a refused run, ...: one line, no traceback
         from mira_math.eval.runner import RunStopped
 
+        if _disk_full(err):
+            return _say_disk_full(args)
         print(f"mira-math {args.command}: {err}", file=sys.stderr)
         return EXIT_STOPPED if isinstance(err, RunStopped) else 1
     except KeyboardInterrupt:
-        where = getattr(args, "out", None)
-        hint = (f"; finished transcripts are kept in {where}: rerun the same command with --resume"
-                if args.command == "eval" and where is not None else "")
-        print(f"mira-math {args.command}: interrupted{hint}", file=sys.stderr)
+        print(f"mira-math {args.command}: interrupted{_resume_hint(args)}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `mira-math ... | head`: the reader left; say nothing more
         try:
@@ -103,6 +144,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         except (OSError, ValueError):
             pass
         return EXIT_BROKEN_PIPE
+    except Exception as err:
+        if not _disk_full(err):
+            raise
+        return _say_disk_full(args)
+
+
+def _say_disk_full(args: argparse.Namespace) -> int:
+    hint = _resume_hint(args) or "; free some space and run the command again"
+    print(f"mira-math {args.command}: no space left on the device: nothing lost{hint}", file=sys.stderr)
+    return EXIT_DISK_FULL
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -28,6 +28,7 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 from mira_math.eval.backends.base import Completion, FatalBackendError
 from mira_math.eval.backends.registry import capabilities_of
 from mira_math.eval.rundir import LOCK, MANIFEST, TRANSCRIPTS, RunDirError, read_manifest
+from mira_math.eval.redact import redact_argv, redact_obj
 from mira_math.game.episode import Episode
 from mira_math.game.prompts import check_fewshot_disjoint, prompt_hash
 from mira_math.game.protocol import PROTOCOL_VERSION
@@ -738,8 +739,9 @@ def run(out: Path, selection: Selection, config: RunConfig, solver: Any, respond
         check_fewshot_disjoint(selection.instances)
     config.prompt_hash = config.prompt_hash or prompt_hash(config.regime)
     config.dataset_checksum = config.dataset_checksum or selection.checksum
-    config.backend = config.backend or _backend_params(solver, responder)
-    models = {"solver": solver.describe(), "responder": responder.describe()}
+    config.backend = config.backend or redact_obj(_backend_params(solver, responder))
+    models = redact_obj({"solver": solver.describe(), "responder": responder.describe()})  # no secrets
+    argv = redact_argv(argv)
     out.mkdir(parents=True, exist_ok=True)
     lock = RunLock(out)
     try:

@@ -154,7 +154,9 @@ def _file_infos(path: Path) -> Tuple[str, List[InstanceInfo]]:
             digest.update(block)
     key = (str(path.resolve()), digest.hexdigest())
     if key not in _INFO_CACHE:
-        _INFO_CACHE[key] = [_instance_info(row, f"{path}:{n}") for n, row in _json_lines(path, what="an instance line")]
+        from mira_math.eval.integrity import judging   # what re-verification needs, from the same parse
+        rows = judging(key, _json_lines(path, what="an instance line"))
+        _INFO_CACHE[key] = [_instance_info(row, f"{path}:{n}") for n, row in rows]
     return key[1], _INFO_CACHE[key]
 
 
@@ -839,6 +841,8 @@ def _load_run(info: RunInfo) -> LoadedRun:
         expected += (count if type(count) is int else selected_count(
             dataset, manifest["config"].get("selection") or {}, shard)) * run_epochs(manifest["config"])
         fingerprint.update(json.dumps(manifest, sort_keys=True).encode("utf-8"))
+        from mira_math.eval.integrity import RunGuard  # scores from answers, not from flags
+        guard = RunGuard(run_dir, manifest, dataset, shard)
         for where, row in iter_transcripts(run_dir, manifest, fingerprint):
             inst = dataset.lookup(row["id"], row.get("seed_set"), where)
             summary = instance_stats(row, inst, where)
@@ -851,6 +855,7 @@ def _load_run(info: RunInfo) -> LoadedRun:
             owner[sample] = run_dir
             seed_sets[inst.seed_set] = None
             stats.append(summary)
+            guard.check(row, inst.key, where)
     if info.shard_count is not None:           # missing shards: count what they would select
         first = info.manifests[0]
         dataset = load_dataset(first, info.dirs[0])

@@ -224,18 +224,43 @@ def instance_from_checked_dict(raw: Dict[str, Any]) -> Instance:
     )
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _check_encodable(value: Any, path: str, number: int, field: str = "") -> None:
+    """A JSON escape of a lone surrogate (``\\udc80``) reads as text that UTF-8 cannot
+    encode: refused here, naming the field, before it can break a write or a hash."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise DataError("text holds a lone surrogate (a \\udXXX escape): not encodable as UTF-8",
+                            path, number, field) from None
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_encodable(key, path, number, field)
+            _check_encodable(item, path, number, f"{field}.{key}" if field else str(key))
+    elif isinstance(value, list):
+        for item in value:
+            _check_encodable(item, path, number, field)
+
+
 def loads_line(raw: bytes, path: str, number: int) -> Any:
     """One JSON line, safely: bad UTF-8, bad JSON, nesting too deep (RecursionError) and
     integers past Python's digit limit (ValueError) all become one :class:`DataError`
     naming the file and line. Shared by every JSONL reader."""
     try:
-        return json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        value = json.loads(text)
     except UnicodeDecodeError as err:
         raise DataError(f"not valid JSON: {err}", path, number) from None
     except RecursionError:
         raise DataError("not valid JSON: nested too deeply", path, number) from None
     except ValueError as err:   # JSONDecodeError, or an integer with too many digits
         raise DataError(f"not valid JSON: {err}", path, number) from None
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        _check_encodable(value, path, number)
+    return value
 
 
 def read_jsonl(path: "str | Path") -> Iterator[Instance]:

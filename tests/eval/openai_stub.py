@@ -6,6 +6,7 @@ fault tests and the fault benchmark replay."""
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import threading
 import time
@@ -68,9 +69,11 @@ class AttackHandler(JSONHandler):
     """The request's model name picks the behaviour: ``unauthorized`` (401), ``missing`` (404),
     ``schema500`` (500 for a ``json_schema`` response format), ``html`` (a 200 HTML page),
     ``trickle`` (headers at once, then a byte every 0.2 s for 100 s), ``hangup`` (reads the
-    request, closes the connection), ``truncating`` (a turn cut off by the token limit); any
-    other name gets a normal reply (a decline for structured requests, else ``ANSWER: 0``) that
-    reports 900 completion tokens, past small token limits."""
+    request, closes the connection), ``truncating`` (a turn cut off by the token limit),
+    ``surrogate`` (a reply whose text holds the JSON escape of a lone surrogate and whose usage
+    holds NaN and Infinity), ``huge`` (a 50 MB reply), ``gzipbomb`` (a gzip body that decodes to
+    50 MB); any other name gets a normal reply (a decline for structured
+    requests, else ``ANSWER: 0``) that reports 900 completion tokens, past small token limits."""
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
@@ -91,6 +94,13 @@ class AttackHandler(JSONHandler):
             return None
         if model == "trickle":
             return self._trickle()
+        if model in ("huge", "gzipbomb"):   # a 50 MB reply; a gzip body that decodes to 50 MB
+            return self._big(gzipped=model == "gzipbomb")
+        if model == "surrogate":            # a lone surrogate as a JSON escape, NaN in the usage
+            return self._raw(200, b'{"id": "c1", "choices": [{"index": 0, "finish_reason": "stop", '
+                                  b'"message": {"role": "assistant", "content": "ANSWER: 0 \\udc80"}}], '
+                                  b'"usage": {"prompt_tokens": NaN, "completion_tokens": Infinity}}',
+                             "application/json")
         truncated = model == "truncating"
         text = ("REQUEST: What is the value of" if truncated
                 else json.dumps({"decision": "decline", "line": None}) if "response_format" in body
@@ -100,6 +110,24 @@ class AttackHandler(JSONHandler):
             "choices": [{"index": 0, "finish_reason": "length" if truncated else "stop",
                          "message": {"role": "assistant", "content": text}}],
             "usage": {"prompt_tokens": 1, "completion_tokens": 900, "total_tokens": 901}})
+
+    _BIG: dict = {}
+
+    def _big(self, gzipped: bool) -> None:
+        if gzipped not in self._BIG:
+            text = b'{"choices": [{"index": 0, "message": {"content": "' + b"A" * (50 * 2 ** 20) + b'"}}]}'
+            self._BIG[gzipped] = gzip.compress(text, compresslevel=1) if gzipped else text
+        payload = self._BIG[gzipped]
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            if gzipped:
+                self.send_header("Content-Encoding", "gzip")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+        except OSError:
+            pass
 
     def _raw(self, status: int, payload: bytes, kind: str) -> None:
         try:

@@ -686,3 +686,116 @@ def test_no_sampling_params_and_openai_base_url_change_the_config_hash(monkeypat
     assert config_hash(sampling_params=False) != local
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:2/v1")
     assert config_hash() != local
+
+
+def test_a_lone_surrogate_and_nan_in_a_reply_are_repaired_not_fatal(attack_server, tmp_path):
+    """Issue 22: "\\udc80" in a reply once aborted the run for good; NaN reached the transcripts."""
+    from mira_math.cli.main import main
+
+    out = tmp_path / "run"
+    code = main(["eval", "--solver", f"openai:surrogate@{_url(attack_server)}", "--limit", "3",
+                 "--max-retries", "0", "--out", str(out)])
+    assert code == 0
+    text = (out / "transcripts.jsonl").read_text(encoding="utf-8")
+    assert "NaN" not in text and "Infinity" not in text
+    rows = [json.loads(line, parse_constant=lambda c: pytest.fail(f"non-strict JSON {c}")) for line in
+            text.splitlines()]
+    assert len(rows) == 3
+    turn = rows[0]["turns"][0]
+    assert turn["raw"].endswith("\ufffd") and "lone surrogate" in json.dumps(turn["meta"])
+
+
+@pytest.mark.parametrize("where", ["userinfo", "query"])
+def test_credentials_in_the_endpoint_url_are_never_written(attack_server, tmp_path, capsys, where):
+    """Issue 22: userinfo and key-like query parameters are cut from every recorded URL (the
+    SDK refuses userinfo beside its key: those calls are recorded errors, the secret still unwritten)."""
+    from mira_math.cli.main import main
+    from mira_math.eval.redact import redact_url
+
+    port = attack_server.server_address[1]
+    assert redact_url(f"http://u:SECRETPW@127.0.0.1:{port}/v1?api-key=SECRETQ&x=1") == \
+        f"http://127.0.0.1:{port}/v1?x=1"
+    out = tmp_path / "run"
+    spec = (f"openai:m@http://user:SECRETPW@127.0.0.1:{port}/v1" if where == "userinfo"
+            else f"openai:m@http://127.0.0.1:{port}/v1?api-key=SECRETPW")
+    clean = f"openai:m@http://127.0.0.1:{port}/v1"
+    assert main(["eval", "--solver", spec, "--limit", "3", "--max-retries", "0", "--out", str(out)]) in (0, 3)
+    assert main(["score", str(out)]) == 0
+    assert main(["report", str(out), "--out", str(tmp_path / "report")]) == 0
+    assert main(["view", str(out), "--out", str(tmp_path / "viewer")]) == 0
+    captured = capsys.readouterr()
+    assert "SECRETPW" not in captured.out + captured.err
+    leaks = [p for p in tmp_path.rglob("*") if p.is_file() and b"SECRETPW" in p.read_bytes()]
+    assert leaks == []
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["config"]["solver"] == clean
+    # the config hash is the redacted form's: another password is the same run
+    other = tmp_path / "other"
+    main(["eval", "--solver", spec.replace("SECRETPW", "OTHERPW"), "--limit", "3",
+          "--max-retries", "0", "--out", str(other)])
+    assert json.loads((other / "manifest.json").read_text(encoding="utf-8"))["run_hash"] == manifest["run_hash"]
+
+
+@pytest.mark.parametrize("model", ["huge", "gzipbomb"])
+def test_an_oversize_reply_is_that_instances_error(attack_server, tmp_path, model):
+    """Issue 22: a reply body over --max-reply-bytes (decoded) is a per-instance error, no OOM."""
+    from mira_math.cli.main import main
+
+    out = tmp_path / "run"
+    code = main(["eval", "--solver", f"openai:{model}@{_url(attack_server)}", "--limit", "2",
+                 "--max-retries", "0", "--max-reply-bytes", "1000000", "--out", str(out)])
+    assert code == 3                                  # errors recorded, --retry-errors hint
+    rows = [json.loads(line) for line in (out / "transcripts.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 2 and all("ReplyTooLarge" in r["error"]["message"] for r in rows)
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["models"]["solver"]["max_reply_bytes"] == 1000000
+
+
+def test_a_full_disk_is_exit_5_with_nothing_lost_and_a_resume_hint(tmp_path, monkeypatch, capsys):
+    import errno as errno_mod
+
+    from mira_math.cli.main import main
+    from mira_math.eval import runner
+
+    def full(self, line):
+        raise OSError(errno_mod.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(runner.TranscriptLog, "write", full)
+    code = main(["eval", "--solver", "noask", "--limit", "3", "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert code == 5 and "nothing lost" in err and "--resume" in err and "Traceback" not in err
+
+
+def test_sigterm_ends_a_run_like_ctrl_c_with_the_resume_hint(tmp_path):
+
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    code = ("import os, signal, sys\n"
+            "from mira_math.eval import runner\n"
+            "real = runner.TranscriptLog.write\n"
+            "def write(self, line):\n"
+            "    real(self, line); os.kill(os.getpid(), signal.SIGTERM)\n"
+            "runner.TranscriptLog.write = write\n"
+            "from mira_math.cli.main import main\n"
+            "sys.exit(main(sys.argv[1:]))\n")
+    proc = subprocess.run([sys.executable, "-c", code, "eval", "--solver", "noask", "--limit", "5",
+                           "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 130 and "--resume" in proc.stderr and "Traceback" not in proc.stderr
+
+
+
+@pytest.mark.parametrize("command", ["validate", "eval"])
+def test_a_lone_surrogate_in_a_data_file_is_a_one_line_error_naming_the_field(tmp_path, capsys, command):
+    from mira_math.cli.main import main
+
+    root = Path(__file__).resolve().parents[2]
+    row = json.loads((root / "mira-math/data/crt_reconstruction/test.jsonl").read_text().splitlines()[0])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(row).replace(json.dumps(row["id"]), '"crt-\\udc80"', 1) + "\n")
+    args = ["validate", str(bad)] if command == "validate" else \
+        ["eval", "--solver", "noask", "--data", str(bad), "--out", str(tmp_path / "run")]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "bad.jsonl:1: field 'id': text holds a lone surrogate" in err and err.count("\n") == 1

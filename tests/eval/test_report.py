@@ -47,12 +47,14 @@ def write_run(run_dir, solver, regime, pattern, instances=INSTANCES, selected=No
         rows.append(Transcript(
             id=inst.id, family=inst.family, type=inst.type, difficulty=inst.difficulty, budget=inst.budget,
             solver=solver, responder="rules", regime=regime, condition="standard", turns=episode(inst, kind),
-            final_answer="0", ended_by="answer",
+            final_answer=inst.answer.value if kind == 0 else "x", ended_by="answer",  # score re-verifies
             verdict={"correct": kind == 0, "expected": inst.answer.value, "parsed": "0", "reason": ""},
             tokens_est=1.3 * (n + 1)).to_json_line())
+    ids = [i.id for i in instances]             # score checks every id against the selection
+    ids += [i.id for i in INSTANCES if i.id not in set(ids)][:max(0, (selected or 0) - len(ids))]
     manifest = {"config_hash": f"{solver}-{regime}", "run_hash": f"{solver}-{regime}",
                 "config": {"solver": solver, "responder": "rules", "regime": regime, "condition": "standard",
-                           "protocol": "paper", **config},
+                           "protocol": "paper", "selection": {"ids": ids}, **config},
                 "dataset": {"files": FILES, "checksum": CHECKSUM,
                             "instances": len(rows) if selected is None else selected}}
     (run_dir / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")

@@ -63,7 +63,8 @@ def transcript(iid, turns, correct, tokens, regime="zs", solver="model-x", error
     return Transcript(
         id=iid, family=inst.family, type=inst.type, difficulty=inst.difficulty, budget=inst.budget,
         solver=solver, responder="rules", regime=regime, condition="standard", turns=turns,
-        final_answer=None if error else "x", ended_by=None if error else "answer",
+        final_answer=None if error else (inst.answer.value if correct else "x"),  # score re-verifies
+        ended_by=None if error else "answer",
         verdict=None if error else {"correct": correct, "expected": inst.answer.value, "parsed": "x",
                                     "reason": "ok" if correct else "wrong"},
         tokens_est=tokens, error=error)
@@ -73,18 +74,45 @@ def write_run(run_dir, transcripts, regime="zs", solver="model-x", run_hash=None
               selected=None, files=FILES, checksum=CHECKSUM, **config):
     run_dir.mkdir(parents=True)
     run_hash = run_hash or f"hash-{solver}-{regime}"
+    selection = {"shard": shard, **_selected_ids(transcripts, shard, selected)}
+    if selected is None:
+        selected = _selected_count(files, selection, shard)
     manifest = {
         "config_hash": run_hash + (f"-shard{shard}" if shard is not None else ""),
         "run_hash": run_hash,
         "config": {"solver": solver, "responder": "rules", "regime": regime, "condition": "standard",
-                   "protocol": "paper", "selection": {"shard": shard}, **config},
+                   "protocol": "paper", "selection": selection,
+                   **config},
         "dataset": {"files": [str(f) for f in files], "checksum": checksum,
-                    "instances": len(transcripts) if selected is None else selected},
+                    "instances": selected},
     }
     (run_dir / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     (run_dir / "transcripts.jsonl").write_text(
         "".join(t if isinstance(t, str) else t.to_json_line() for t in transcripts), encoding="utf-8")
     return run_dir
+
+
+STANDARD_IDS = ["bay-000000", "bay-000020", "geo-000120", "geo-000140", "dis-001110", "dis-001160"]
+
+
+def _selected_ids(transcripts, shard, selected):
+    """A selection by ids that holds the written transcripts (score checks every id against it):
+    the six standard instances when the transcripts are among them, else the transcripts' ids."""
+    ids = [json.loads(t)["id"] if isinstance(t, str) else t.id for t in transcripts]
+    if not all(isinstance(i, str) for i in ids):
+        return {}
+    return {"ids": STANDARD_IDS if set(ids) <= set(STANDARD_IDS) else ids}
+
+
+def _selected_count(files, selection, shard):
+    from mira_math.eval.integrity import selected_keys
+    paths = [Path(f) if Path(f).is_absolute() else ROOT / f for f in files]
+    if not all(p.is_file() for p in paths):
+        return 0                              # a run of a missing dataset: score refuses it first
+    rows = [json.loads(line) for p in paths for line in p.read_text(encoding="utf-8").splitlines() if line]
+    keys = list(dict.fromkeys((r["seed_set"], r["id"]) for r in rows))
+    families = {(r["seed_set"], r["id"]): r["family"] for r in rows}
+    return len(selected_keys(keys, families, selection, tuple(shard) if shard else None))
 
 
 def standard_transcripts(regime="zs", solver="model-x"):
@@ -188,7 +216,7 @@ def test_unreadable_answers_and_format_compliance(tmp_path, capsys):
         ("bay-000000", "The answer is 9/59.", None, False, "marker"),   # unreadable, no hint
         ("bay-000020", "15/17", "15/17", True, "fallback"),            # correct, by the fallback
         ("geo-000120", None, None, False, None),                       # no answer at all: not unreadable
-        ("dis-001110", "0", "0", False, None),                         # readable and wrong
+        ("dis-001110", "1", "1", False, None),                         # readable and wrong
     ])
     # geo-000140: canonical hint acquired, then an unreadable answer
     t = transcript("geo-000140", [ask("line 2?"), offer("line 2?", geo.responder[0], True),
@@ -374,12 +402,12 @@ def test_declared_shards_merge_into_one_run(tmp_path):
 
 
 def test_incomplete_shard_sets_are_marked_with_their_missing_count(tmp_path, capsys):
-    ts = standard_transcripts()              # 6 instances over the 3 files (3 x 50 = 150 in the data)
+    ts = standard_transcripts()              # the 6 standard instances over the 3 files
     files = FILES
     s0 = write_run(tmp_path / "s0of4", ts[0::4], shard=[0, 4], selected=2, files=files)
     s1 = write_run(tmp_path / "s1of4", ts[1::4], shard=[1, 4], selected=2, files=files)
     (run,) = score([s0, s1])
-    total = sum(1 for f in FILES for _ in read_jsonl(ROOT / f))
+    total = len(STANDARD_IDS)                # the selection: the six standard ids
     shard_sizes = [len(range(i, total, 4)) for i in range(4)]
     assert run.run.expected == 2 + 2 + shard_sizes[2] + shard_sizes[3]
     assert not run.run.complete and run.run.missing == run.run.expected - 4
@@ -404,7 +432,8 @@ def test_refuses_duplicate_shards_and_overlapping_ids(tmp_path):
     ts = standard_transcripts()
     a = write_run(tmp_path / "s0", ts[:4], shard=[0, 2])
     b = write_run(tmp_path / "s1", ts[3:], shard=[1, 2])
-    with pytest.raises(ScoringError, match="geo-000140 appears in two shards"):
+    overlap = "geo-000140 appears in two shards|bay-000020 is not in this run's selection"
+    with pytest.raises(ScoringError, match=overlap):
         score([a, b])
     c = write_run(tmp_path / "s0bis", ts[4:], shard=[0, 2])
     with pytest.raises(ScoringError, match="are both shard 0/2"):

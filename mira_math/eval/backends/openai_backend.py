@@ -31,14 +31,17 @@ import inspect
 import json
 import logging
 import os
+import re
 import time
 from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import urlparse
 
 from mira_math.eval.backends.base import ChatRequest, Completion, FatalBackendError, GenParams
+from mira_math.eval.redact import redact_text, redact_url
 
 LOG = logging.getLogger("mira_math")
 OFFICIAL_HOST = "api.openai.com"
+MAX_REPLY_BYTES = 4 * 2 ** 20  # the largest reply body read (decoded); a chat reply is far smaller
 MAX_CONNECTION_FAILURES = 5   # consecutive calls with no reply at all: the server is down
 RESPONSE_FORMATS = ("auto", "json_schema", "json_object")
 # words in a 5xx body that mean "your request is malformed" (llama.cpp answers an unsupported
@@ -49,6 +52,11 @@ _MALFORMED_WORDS = (b"response_format", b"json_schema", b"schema", b"invalid", b
 
 def resolved_base_url(base_url: Optional[str]) -> str:
     return base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE_URL
+
+
+def shown_base_url(base_url: Optional[str]) -> str:
+    """The endpoint as it may be recorded or printed: no userinfo, no key in the query."""
+    return redact_url(resolved_base_url(base_url))
 
 
 def is_official(base_url: Optional[str]) -> bool:
@@ -158,7 +166,7 @@ def _describe(exc: BaseException) -> str:
     cause = exc.__cause__
     if cause is not None and str(cause) and str(cause) not in text:
         text += f" ({type(cause).__name__}: {cause})"
-    return text
+    return redact_text(text)                 # a transport error may quote the URL
 
 
 def _http_library() -> Any:
@@ -198,6 +206,31 @@ async def _on_response(response: Any) -> None:
     record = _CALL.get()
     if record is not None:
         record["request_id"] = response.headers.get("x-request-id")
+        await _read_capped(response, record)
+
+
+async def _read_capped(response: Any, record: Dict[str, Any]) -> None:
+    """Read the reply body here, decoded, at most ``record["cap"]`` bytes: a larger one (a 50 MB
+    reply, a gzip bomb) is dropped as it streams and the call becomes that instance's error."""
+    cap = record.get("cap")
+    if not cap:
+        return
+    declared = response.headers.get("content-length")
+    chunks, size = [], 0
+    if not (declared and declared.isdigit() and int(declared) > cap and
+            "content-encoding" not in response.headers):
+        async for chunk in response.aiter_bytes():
+            size += len(chunk)
+            if size > cap:
+                break
+            chunks.append(chunk)
+    else:
+        size = int(declared)
+    if size > cap:
+        record["oversize"] = size
+        chunks = []
+        await response.aclose()
+    response._content = b"".join(chunks)       # what ``response.content`` returns from now on
 
 
 async def _close_at_loop_shutdown(client: Any) -> AsyncIterator[None]:
@@ -205,6 +238,25 @@ async def _close_at_loop_shutdown(client: Any) -> AsyncIterator[None]:
         yield
     finally:
         await client.close()
+
+
+def _no_constant(name: str) -> None:
+    """NaN, Infinity and -Infinity in a reply are read as null: transcripts stay strict JSON."""
+    return None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def repaired_text(text: Optional[str], meta: Dict[str, Any]) -> Optional[str]:
+    """Text that UTF-8 can encode: a lone surrogate (a JSON escape like \\udc80) becomes U+FFFD,
+    and the repair is recorded in ``meta["repairs"]`` (it would otherwise abort every write)."""
+    if text is None or text.isascii():
+        return text
+    fixed, count = _SURROGATE.subn("\ufffd", text)
+    if count:
+        meta.setdefault("repairs", []).append(f"replaced {count} lone surrogate(s) with U+FFFD")
+    return fixed
 
 
 def _usage_from_json(usage: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
@@ -248,7 +300,8 @@ class OpenAIBackend:
                  concurrency: int = 16, timeout: float = 120.0, max_retries: int = 6,
                  max_tokens_param: Optional[str] = None, sampling_params: bool = True,
                  response_format: Optional[str] = None,
-                 max_connection_failures: int = MAX_CONNECTION_FAILURES):
+                 max_connection_failures: int = MAX_CONNECTION_FAILURES,
+                 max_reply_bytes: int = MAX_REPLY_BYTES):
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if max_retries < 0:
@@ -262,7 +315,7 @@ class OpenAIBackend:
             raise ValueError(f"response_format must be one of {', '.join(RESPONSE_FORMATS)}")
         key = api_key or os.environ.get("OPENAI_API_KEY")
         if official and not key:
-            raise ValueError(f"OPENAI_API_KEY is not set: refusing to call {resolved_base_url(base_url)} "
+            raise ValueError(f"OPENAI_API_KEY is not set: refusing to call {shown_base_url(base_url)} "
                              "without a key (set it, or give a local server as openai:MODEL@URL)")
         self._openai = _import_openai()
         self.model = model
@@ -276,6 +329,7 @@ class OpenAIBackend:
         self.concurrency = int(concurrency)
         self.timeout = float(timeout)
         self.max_retries = int(max_retries)
+        self.max_reply_bytes = int(max_reply_bytes)
         self.max_tokens_param = max_tokens_param
         self.sampling_params = sampling_params
         self._aiohttp_transport = _aiohttp_transport_class()
@@ -349,13 +403,13 @@ class OpenAIBackend:
     def _fatal(self, exc: Exception) -> Optional[str]:
         """Why ``exc`` must stop the run (every further call would fail the same way), or None."""
         o = self._openai
-        url = resolved_base_url(self.base_url)
+        url = shown_base_url(self.base_url)
         if isinstance(exc, o.AuthenticationError):
-            return f"the server at {url} refused the API key (HTTP 401): {exc}"
+            return redact_text(f"the server at {url} refused the API key (HTTP 401): {exc}")
         if isinstance(exc, o.PermissionDeniedError):
-            return f"no permission for model {self.model!r} at {url} (HTTP 403): {exc}"
+            return redact_text(f"no permission for model {self.model!r} at {url} (HTTP 403): {exc}")
         if isinstance(exc, o.NotFoundError):
-            return f"model {self.model!r} or the endpoint was not found at {url} (HTTP 404): {exc}"
+            return redact_text(f"model {self.model!r} or the endpoint was not found at {url} (HTTP 404): {exc}")
         if isinstance(exc, o.APIConnectionError) and not isinstance(exc, o.APITimeoutError):
             self._connection_failures += 1
             if self._connection_failures >= self.max_connection_failures:
@@ -387,7 +441,7 @@ class OpenAIBackend:
         """One chat completion; never raises for a failed item (a fatal error raises
         :class:`FatalBackendError`). The reply is read as raw JSON (no pydantic objects); the
         SDK's retries, timeouts and error types are kept."""
-        record: Dict[str, Any] = {"attempts": 0, "request_id": None}
+        record: Dict[str, Any] = {"attempts": 0, "request_id": None, "cap": self.max_reply_bytes}
         token = _CALL.set(record)
         t0 = time.perf_counter()
         try:
@@ -422,12 +476,17 @@ class OpenAIBackend:
         return self._parse(http, record, round(time.perf_counter() - t0, 4), params)
 
     def _parse(self, http: Any, record: Dict[str, Any], latency: float, params: GenParams) -> Completion:
+        if record.get("oversize"):
+            return Completion(error=f"ReplyTooLarge: HTTP {http.status_code} reply body over "
+                                    f"{self.max_reply_bytes} bytes (decoded; --max-reply-bytes)",
+                              meta={"request_id": record["request_id"], "latency_s": latency,
+                                    "attempts": record["attempts"], "status_code": http.status_code})
         body = http.content
         meta: Dict[str, Any] = {"request_id": http.headers.get("x-request-id") or record["request_id"],
                                 "latency_s": latency, "attempts": record["attempts"],
                                 "status_code": http.status_code}
         try:
-            data = json.loads(body)
+            data = json.loads(body, parse_constant=_no_constant)   # NaN/Infinity: strict JSON only
         except (ValueError, RecursionError):
             data = None
         if not isinstance(data, dict):
@@ -446,7 +505,7 @@ class OpenAIBackend:
             if self._over_limit == 1:
                 LOG.warning("the server at %s ignored the token limit: a reply has %d completion "
                             "tokens for %s=%d (try --api-max-tokens-param)",
-                            resolved_base_url(self.base_url), usage["completion_tokens"],
+                            shown_base_url(self.base_url), usage["completion_tokens"],
                             self.max_tokens_param, params.max_tokens)
         if data.get("error"):   # an error object in a 200 reply: the server's own message
             err = data["error"]
@@ -462,6 +521,9 @@ class OpenAIBackend:
         text = content if isinstance(content, str) else ""
         refusal = message.get("refusal") if isinstance(message.get("refusal"), str) else None
         thought = message.get("reasoning_content", message.get("reasoning"))
+        text, refusal = repaired_text(text, meta) or "", repaired_text(refusal, meta)
+        if isinstance(thought, str) and thought:
+            thought = repaired_text(thought, meta)
         return Completion(text=text, finish_reason=choice.get("finish_reason"), refusal=refusal or None,
                           reasoning=thought if isinstance(thought, str) and thought else None, meta=meta)
 
@@ -504,18 +566,19 @@ class OpenAIBackend:
 
     def hash_params(self) -> Dict[str, Any]:
         """What shapes the replies besides the decoding parameters: part of the config hash."""
-        return {"base_url": resolved_base_url(self.base_url), "max_tokens_param": self.max_tokens_param,
+        return {"base_url": shown_base_url(self.base_url), "max_tokens_param": self.max_tokens_param,
                 "sampling_params": self.sampling_params, "response_format": self.response_format}
 
     def describe(self) -> Dict[str, Any]:
         return {
             "backend": "openai",
             "model": self.model,
-            "base_url": resolved_base_url(self.base_url),
+            "base_url": shown_base_url(self.base_url),
             "response_format": self.response_format,
             "concurrency": self.concurrency,
             "timeout": self.timeout,
             "max_retries": self.max_retries,
+            "max_reply_bytes": self.max_reply_bytes,
             "max_tokens_param": self.max_tokens_param,
             "sampling_params": self.sampling_params,
             "sdk": "openai",

@@ -117,7 +117,7 @@ BACKENDS: Dict[str, BackendKind] = {b.kind: b for b in (
                 Capabilities(async_calls=True, structured_output="server", stop_sequences=True,
                              usage=True, seeded="best-effort"),
                 options=("concurrency", "timeout", "max_retries", "max_tokens_param",
-                         "sampling_params", "response_format"),
+                         "sampling_params", "response_format", "max_reply_bytes"),
                 arguments=_openai_arguments),
     BackendKind("transformers", "mira_math.eval.backends.transformers_backend:TransformersBackend",
                 "transformers", ("torch", "transformers"), "transformers:PATH",

@@ -1,0 +1,167 @@
+"""Scores from answers, not from flags: what ``score`` checks before it trusts a transcript.
+
+A run directory is plain files; anyone can flip ``verdict.correct`` or append a line. So every
+transcript's final answer is judged again with the verifier and must agree with the stored
+verdict, and every id must be one the run's selection picks (recomputed from the manifest's
+dataset files and selection options), with the manifest's instance count equal to that
+selection's size. A disagreement is a :class:`ScoringError` naming the file and line.
+
+Re-verification costs little: the verifier needs an instance's answer (type, value, components)
+and its :class:`AnswerContext`, both small, so they are kept per instance (identical ones shared)
+and a verdict is memoised per (answer, context, text): a run's answers repeat.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+
+from mira_math.eval.scoring import ScoringError, resolve_data_file
+from mira_math.verifiers.parse import AnswerContext
+from mira_math.verifiers.verify import context_for, verify_answer
+
+Key = Tuple[str, str]                       # (seed set, id)
+Judge = Tuple[str, str, Tuple[str, ...], AnswerContext]   # answer type, value, components, context
+
+
+class IntegrityError(ScoringError):
+    """A run whose files disagree with what the answers and the selection say."""
+
+
+@dataclass(frozen=True)
+class _Answer:
+    type: str
+    value: str
+    components: List[str]
+
+
+class _View:
+    __slots__ = ("question", "context")
+
+    def __init__(self, view: Mapping[str, Any]):
+        self.question = str(view.get("question", ""))
+        self.context = str(view.get("context", ""))
+
+
+class _Record:
+    """Just what :func:`context_for` reads of an instance, from its raw JSON object."""
+
+    __slots__ = ("view", "answer", "latent")
+
+    def __init__(self, row: Mapping[str, Any]):
+        answer = row.get("answer") or {}
+        self.view = _View(row.get("view") or {})
+        self.answer = _Answer(str(answer.get("type")), str(answer.get("value")),
+                              [str(c) for c in answer.get("components") or []])
+        self.latent = row.get("latent") or "{}"
+
+    def latent_state(self) -> dict:
+        if '"moduli"' not in self.latent:       # the only key the context reads
+            return {}
+        state = json.loads(self.latent)
+        return state if isinstance(state, dict) else {}
+
+
+_JUDGES: Dict[Tuple[str, str], Dict[Key, Judge]] = {}     # scoring's file key -> per-instance judge
+
+
+def judging(file_key: Tuple[str, str], rows: Iterator[Tuple[int, Any]]) -> Iterator[Tuple[int, Any]]:
+    """Pass a data file's parsed rows through, keeping each instance's judge (answer and
+    context) under ``file_key`` (scoring parses each data file once, for both)."""
+    shared: Dict[Judge, Judge] = {}
+    judges: Dict[Key, Judge] = {}
+    for number, row in rows:
+        if isinstance(row, dict):
+            try:
+                record = _Record(row)
+                judge = (record.answer.type, record.answer.value, tuple(record.answer.components),
+                         context_for(record))       # type: ignore[arg-type]
+            except (ValueError, TypeError, AttributeError, RecursionError):
+                judge = None                         # scoring names the bad field itself
+            if judge is not None:
+                judges[(str(row.get("seed_set")), str(row.get("id")))] = shared.setdefault(judge, judge)
+        yield number, row
+    _JUDGES[file_key] = judges
+
+
+def _file_judges(path: Path) -> Dict[Key, Judge]:
+    from mira_math.eval.scoring import _file_infos
+
+    digest, _ = _file_infos(path)                   # cached: parses (and judges) once per content
+    return _JUDGES[(str(path.resolve()), digest)]
+
+
+class RunGuard:
+    """One run directory's checks: ids against the selection, verdicts against the verifier."""
+
+    def __init__(self, run_dir: Path, manifest: Mapping[str, Any], dataset: Any,
+                 shard: Optional[Tuple[int, int]]):
+        self.where = run_dir / "manifest.json"
+        self.judges: Dict[Key, Judge] = {}
+        for name in dataset.files:
+            self.judges.update(_file_judges(resolve_data_file(name, run_dir)))
+        selection = (manifest.get("config") or {}).get("selection") or {}
+        if not isinstance(selection, dict):
+            raise IntegrityError(f"{self.where}: field 'config.selection': expected an object")
+        self.selected: Set[Key] = set(selected_keys([i.key for i in dataset.infos],
+                                                    {i.key: i.family for i in dataset.infos},
+                                                    selection, shard))
+        count = (manifest.get("dataset") or {}).get("instances")
+        if count is not None and count != len(self.selected):
+            raise IntegrityError(f"{self.where}: field 'dataset.instances': {count!r}, but the run's "
+                                 f"selection picks {len(self.selected)} instances: the manifest was edited")
+        self._memo: Dict[Tuple[Judge, str], bool] = {}
+
+    def check(self, row: Mapping[str, Any], key: Key, where: str) -> None:
+        """Refuse a transcript outside the selection or whose stored verdict is not the verifier's."""
+        if key not in self.selected:
+            raise IntegrityError(f"{where}: instance {key[1]} is not in this run's selection "
+                                 f"(see {self.where}): a transcript of another run or an added line")
+        if row.get("error") is not None:
+            return                              # errored transcripts are counted apart
+        verdict = row.get("verdict")
+        stored = verdict.get("correct", False) if isinstance(verdict, dict) else False
+        answer = row.get("final_answer")
+        actual = False if answer is None else self.judge(key, str(answer))
+        if stored is not actual:
+            raise IntegrityError(f"{where}: field 'verdict.correct' is {json.dumps(stored)} but the "
+                                 f"verifier judges the final answer {'correct' if actual else 'wrong'}: "
+                                 "the transcript was edited (or written by another verifier)")
+
+    def judge(self, key: Key, text: str) -> bool:
+        judge = self.judges.get(key)
+        if judge is None:
+            raise IntegrityError(f"{self.where}: instance {key[1]}: its answer cannot be read from the dataset")
+        memo_key = (judge, text)
+        found = self._memo.get(memo_key)
+        if found is None:
+            answer = _Answer(judge[0], judge[1], list(judge[2]))
+            found = self._memo[memo_key] = verify_answer(answer, text, judge[3]).correct  # type: ignore[arg-type]
+        return found
+
+
+def selected_keys(keys: Sequence[Key], families: Mapping[Key, str], selection: Mapping[str, Any],
+                  shard: Optional[Tuple[int, int]]) -> List[Key]:
+    """The keys the selection picks, in dataset order, as ``eval`` picks them (families, ids,
+    sample, shard, then limit)."""
+    picked = list(keys)
+    if selection.get("families"):
+        wanted = set(selection["families"])
+        picked = [k for k in picked if families[k] in wanted]
+    if selection.get("ids"):
+        wanted_ids = set(selection["ids"])
+        picked = [k for k in picked if k[1] in wanted_ids]
+    sample = selection.get("sample")
+    if sample:
+        size, seed = sample
+        positions = sorted(random.Random(seed).sample(range(len(picked)), min(size, len(picked))))
+        picked = [picked[n] for n in positions]
+    if shard:
+        picked = picked[shard[0]::shard[1]]
+    limit = selection.get("limit")
+    if limit is not None:
+        picked = picked[:max(0, int(limit))]
+    return picked
