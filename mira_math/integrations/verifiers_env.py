@@ -1,8 +1,8 @@
 """MIRA-Math as a verifiers environment (PyPI ``verifiers`` 0.4, its v1 API; extra ``.[rl]``).
 
 The module is a verifiers plugin: it exports one :class:`MiraTaskset` and one :class:`MiraEnv`,
-so ``vf-eval mira-math-rl --model M`` runs it (through the top-level shim ``mira_math_rl``;
-README, "Integrations").
+so ``vf-eval mira-math-rl --model M`` runs it (through the top-level shim
+``scripts/verifiers_plugin/mira_math_rl.py``, on the path but not installed; README, "Integrations").
 
 - :class:`MiraTaskset` yields the release's rows (``--env.taskset.source release``, default;
   ``family``/``type``/``data`` select rows as ``mira-math eval`` does) or an endless procedural

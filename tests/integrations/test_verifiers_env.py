@@ -5,6 +5,8 @@ MiraEnv.run/finalize that score as ``run_episode`` does."""
 from __future__ import annotations
 
 import asyncio
+import sys
+from pathlib import Path
 import contextlib
 from dataclasses import dataclass, field
 from typing import Any, List
@@ -22,6 +24,8 @@ from mira_math.integrations import verifiers_env as ve  # noqa: E402
 from mira_math.integrations.common import release_instances  # noqa: E402
 
 PLUGIN = "mira-math-rl"
+# the shim is not installed (the wheel has no top-level name but mira_math): put it on the path
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "verifiers_plugin"))
 
 
 def test_verifiers_resolves_the_plugin():
