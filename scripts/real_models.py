@@ -246,7 +246,7 @@ def measure_requests(run_dir: Path) -> Tuple[Dict[str, int], List[Dict[str, Any]
     from mira_math.game.responders.rules import decide
     from mira_math.game.slots import line_slot, read_request
 
-    _, records = load_records(run_dir)
+    records = load_records(run_dir).records
     rows = request_rows(records, decide, read_request, line_slot)
     (run_dir / "requests.jsonl").write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")

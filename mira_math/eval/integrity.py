@@ -106,11 +106,15 @@ class RunGuard:
         selection = (manifest.get("config") or {}).get("selection") or {}
         if not isinstance(selection, dict):
             raise IntegrityError(f"{self.where}: field 'config.selection': expected an object")
+        recorded = bool(selection)          # `mira-math eval` always records its selection options;
+        # a run made through the Python API with a ready Selection records none: its ids are
+        # checked against the dataset files only
         self.selected: Set[Key] = set(selected_keys([i.key for i in dataset.infos],
                                                     {i.key: i.family for i in dataset.infos},
-                                                    selection, shard))
+                                                    selection, shard) if recorded
+                                      else [i.key for i in dataset.infos])
         count = (manifest.get("dataset") or {}).get("instances")
-        if count is not None and count != len(self.selected):
+        if recorded and count is not None and count != len(self.selected):
             raise IntegrityError(f"{self.where}: field 'dataset.instances': {count!r}, but the run's "
                                  f"selection picks {len(self.selected)} instances: the manifest was edited")
         self._memo: Dict[Tuple[Judge, str], bool] = {}

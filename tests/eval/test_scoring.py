@@ -603,7 +603,8 @@ def test_reported_usage_is_summed_and_priced(tmp_path, capsys):
     assert m.avg_tokens == Fraction("31.2") / 2                       # the estimate keeps its own name
     prices = Prices.from_options("2", "10", None)
     assert run_cost(s, prices) == Fraction(370 * 2 + 60 * 10, 10 ** 6)
-    assert main(["score", str(tmp_path / "r"), "--price-in", "2", "--price-out", "10"]) == 0
+    # two of the six selected instances: the run is INCOMPLETE (exit 3), its cost still printed
+    assert main(["score", str(tmp_path / "r"), "--price-in", "2", "--price-out", "10"]) == 3
     assert "0.0013" in capsys.readouterr().out                       # 1340 / 10^6, rounded
     (none,) = score([write_run(tmp_path / "n", standard_transcripts())])
     assert none.overall.prompt_tokens is None and none.overall.avg_tokens_used is None

@@ -53,7 +53,8 @@ def test_the_array_flow_with_local_processes(tmp_path):
 
     shards = sorted(run_dir.glob("shard-*"))
     assert [p.name for p in shards] == [f"shard-{i}" for i in range(N)]
-    scored = subprocess.run([*mira.split(), "score", *map(str, shards)], cwd=ROOT,
+    merged_dir = tmp_path / "merged"      # merged shards are scored into their own folder, never a shard's
+    scored = subprocess.run([*mira.split(), "score", *map(str, shards), "--out", str(merged_dir)], cwd=ROOT,
                             capture_output=True, text=True)
     assert scored.returncode == 0, scored.stdout + scored.stderr    # 3 would mean INCOMPLETE
 
@@ -61,7 +62,8 @@ def test_the_array_flow_with_local_processes(tmp_path):
     subprocess.run([*mira.split(), "eval", "--solver", "reference", "--config", CONFIG, "--out",
                     str(single)], cwd=ROOT, check=True, capture_output=True)
     subprocess.run([*mira.split(), "score", str(single)], cwd=ROOT, check=True, capture_output=True)
-    merged, alone = _metrics(shards[0]), _metrics(single)
+    assert not (shards[0] / "scores.json").exists()
+    merged, alone = _metrics(merged_dir), _metrics(single)
     merged_all = _group(merged, "all")
     alone_all = _group(alone, "all")
     assert merged_all["n"] == alone_all["n"] > N
