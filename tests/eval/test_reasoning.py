@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import asdict
+from pathlib import Path
 
 import pytest
 
@@ -21,10 +22,12 @@ from mira_math.generators.build import make_instance
 from mira_math.generators.seeds import SeedSet, instance_seed
 from mira_math.verifiers import verify
 from tests.eval.openai_stub import JSONHandler, serve
+from tests.test_mira_math import _documented_episode
 from tests.eval.reasoning_corpus import (all_instances, credited, overcredit_cases, rates,
                                          reasoning_cases, right, wrong)
 
 INSTANCES = all_instances()
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # ---------------------------------------------------------------- the classifier
@@ -146,20 +149,6 @@ def test_no_answer_format_example_is_an_answer():
 
 # ---------------------------------------------------------------- one protocol everywhere
 
-def _readme_loop(row, chat):
-    """The README's loop: budget requests, then one final turn (facade functions only)."""
-    messages = mira_math.initial_messages(row)
-    for used in range(mira_math.budget(row) + 1):
-        reply = chat(messages)
-        messages.append({"role": "assistant", "content": reply})
-        answer = mira_math.extract_answer(reply)
-        if answer is not None or used == mira_math.budget(row):
-            return mira_math.score_answer(row, answer)
-        left = mira_math.budget(row) - used - 1
-        messages.append({"role": "user", "content": mira_math.respond(row, reply, left)["message"]})
-    raise AssertionError("unreachable")
-
-
 def _scripted(inst, style):
     slot = inst.hints[0].slot
     ask = {"prefix": f"REQUEST: What is {slot}?", "bare": f"What is {slot}?",
@@ -178,9 +167,10 @@ def _scripted(inst, style):
 
 @pytest.mark.parametrize("style", ["prefix", "bare", "think", "empty", "both parts"])
 def test_the_readme_loop_and_run_episode_agree(style):
+    readme_episode = _documented_episode(ROOT / "README.md")     # the README's own code, as written
     rows = [INSTANCES[k] for k in range(0, len(INSTANCES), 150)]
     for inst in rows:
-        loop = _readme_loop(inst, _scripted(inst, style))
+        loop = readme_episode(inst, _scripted(inst, style))
         episode = mira_math.run_episode(inst, _scripted(inst, style))
         assert loop == (1.0 if episode["verdict"]["correct"] else 0.0), (style, inst.id)
         if style in ("prefix", "think", "both parts"):
