@@ -136,6 +136,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     ids: Dict[tuple, str] = {}  # (seed set, id): held-out splits reuse the public ids
     count = 0
     for path in paths:
+        before = count
         for number, inst in enumerate(read_jsonl(path), start=1):  # one instance per line
             count += 1
             where = f"{path}:{number}"
@@ -156,6 +157,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
                     same = Failure(inst.id, "duplicate", f"same {what} as {seen[key]}")
                     failures.append(f"{where}: {same}")
                 seen.setdefault(key, label)
+        if count == before:
+            print(f"mira-math validate: {path}: holds no instances (an empty file)", file=sys.stderr)
+            return 1
     for f in failures:
         print(f"FAIL {f}")
     print(f"validated {count} instances in {len(paths)} files: "

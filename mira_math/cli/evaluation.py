@@ -55,13 +55,10 @@ def check_solver_spec(spec: str) -> None:
 def unreadable_families(data, instances) -> list:
     """Families of an imported reference folder whose canonical fact the rules responder does
     not offer when asked by its slot name (their lines use another notation)."""
-    from mira_math.generators.release import RELEASE_INFO
-    import json
+    from mira_math.generators.release import is_imported
 
     folder = data if data is not None and data.is_dir() else None
-    if folder is None or not (folder / RELEASE_INFO).is_file():
-        return []
-    if json.loads((folder / RELEASE_INFO).read_text(encoding="utf-8")).get("regenerable") is not False:
+    if folder is None or not is_imported(folder):
         return []
     from mira_math.game.responders.base import ResponderTurn
     from mira_math.game.responders.rules import decide
@@ -137,8 +134,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     sample = (args.sample, args.sample_seed) if args.sample else None
     selection = load_data(files, args.families, args.ids, args.limit, args.shard, sample=sample)
     if not selection.instances:
+        filtered = args.families or args.ids or args.shard or args.sample
+        where = args.data if args.data is not None else files[0] if len(files) == 1 else args.release
         print("mira-math eval: the selection is empty (check --families, --ids and --shard "
-              "against the data files)", file=sys.stderr)
+              "against the data files)" if filtered else f"mira-math eval: {where}: holds no instances",
+              file=sys.stderr)
         return 1
     if args.responder == "rules" and args.condition == "standard":
         blind = unreadable_families(args.data, selection.instances)

@@ -295,7 +295,8 @@ class _Builder:
         else:
             found = next(iter(first.values()), None)
         if found is None:
-            names = ", ".join(str(self.paths[f]) for f in files)
+            names = ", ".join(str(self.paths[f]) for f in files[:3]) + (
+                f" and {len(files) - 3} more" if len(files) > 3 else "")
             raise ScoringError(f"{where}: instance {tid} is in none of the dataset files {names}")
         _, _, seed, index, family, type_, difficulty, cand, hints = found
         return index, family, type_, difficulty, seed, cand, json.loads(hints)
