@@ -450,3 +450,55 @@ def test_unreadable_files(reference_run, tmp_path, capsys):
 
 
 
+
+
+# ------------------------------------------------------------------ publish failing
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("tag", [[], ["--tag", "v1.0.0"]], ids=["untagged", "tagged"])
+def test_publish_offline_is_one_line(tag, tiny_release, tmp_path):
+    """The real Hub client against a closed port on 127.0.0.1 (no network): one line naming
+    the step that failed, nothing changed, exit 1."""
+    import subprocess
+
+    pytest.importorskip("huggingface_hub")
+    env = {**os.environ, "HF_ENDPOINT": f"http://127.0.0.1:{_closed_port()}", "HF_TOKEN": "hf_not_a_token",
+           "HF_HOME": str(tmp_path / "hf"), "HF_HUB_DISABLE_TELEMETRY": "1"}
+    env.pop("MIRA_DEBUG", None)
+    done = subprocess.run([sys.executable, "-m", "mira_math.cli.main", "publish", "--repo-id", "someone/mira",
+                           "--dir", str(tiny_release), *tag], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    step = "reading the repo's tags" if tag else "creating the repo"
+    assert done.stderr.startswith(f"mira-math publish: someone/mira: {step} failed (")
+    assert "nothing was changed on the Hub" in done.stderr
+
+
+@pytest.mark.parametrize("failing", ["create_repo", "upload_file", "upload_folder", "create_tag"])
+def test_publish_failing_at_each_step_says_what_was_done(failing, tiny_release, capsys, monkeypatch):
+    from unittest import mock
+
+    hub = pytest.importorskip("huggingface_hub")
+    api = mock.create_autospec(hub.HfApi, instance=True)
+    api.list_repo_refs.return_value = mock.Mock(tags=[])
+    api.upload_folder.return_value = mock.Mock(oid="abc123")
+    getattr(api, failing).side_effect = OSError("Network is unreachable\nsecond line")
+    monkeypatch.setattr(hub, "HfApi", lambda: api)
+    argv = ["publish", "--repo-id", "someone/mira", "--dir", str(tiny_release), "--tag", "v1.0.0"]
+    outcome = run_cli(argv, capsys)
+    assert_one_line(outcome, "someone/mira", argv)
+    assert outcome.code == 1 and "(OSError: Network is unreachable second line)" in outcome.errors[0]
+    steps = ["creating the repo", "uploading eval.yaml", "uploading the release", "tagging v1.0.0"]
+    done = steps[:["create_repo", "upload_file", "upload_folder", "create_tag"].index(failing)]
+    if done:
+        assert f"done before it: {', '.join(done)}; run the same command again" in outcome.errors[0]
+    else:
+        assert "nothing was changed on the Hub" in outcome.errors[0]

@@ -122,7 +122,7 @@ def publish(folder: Path, the_plan: Plan, api: Any = None) -> str:
         api = HfApi()
     hub = _HubSteps(the_plan.repo_id)
     if the_plan.tag and the_plan.tag in hub.call("reading the repo's tags", existing_tags, api,
-                                                 the_plan.repo_id):
+                                                 the_plan.repo_id, read_only=True):
         raise PublishError(f"{the_plan.repo_id} already has tag {the_plan.tag}: a published "
                            f"version is never replaced; bump the version")
     staged = staged_files(folder, the_plan.repo_id)
@@ -158,16 +158,17 @@ class _HubSteps:
         self.repo_id = repo_id
         self.done: List[str] = []
 
-    def call(self, step: str, function: Any, *args: Any, **kwargs: Any) -> Any:
+    def call(self, step: str, function: Any, *args: Any, read_only: bool = False, **kwargs: Any) -> Any:
         try:
             result = function(*args, **kwargs)
         except PublishError:
             raise
         except Exception as err:   # requests/httpx errors, HfHubHTTPError, a bad token, ...
             text = " ".join(str(err).split())
-            done = f"; done before it: {', '.join(self.done)}" if self.done else "; nothing was changed"
+            done = (f"done before it: {', '.join(self.done)}; run the same command again to finish"
+                    if self.done else "nothing was changed on the Hub")
             raise PublishError(f"{self.repo_id}: {step} failed ({type(err).__name__}: "
-                               f"{text[:200] or 'no message'}){done}; run the same command again "
-                               "to finish") from None
-        self.done.append(step)
+                               f"{text[:200] or 'no message'}); {done}") from None
+        if not read_only:
+            self.done.append(step)
         return result
