@@ -12,7 +12,7 @@ from mira_math.eval.backends.registry import BACKENDS, install_hint, kinds
 from mira_math.game.messages import RUN_SEED
 from mira_math.generators.layout import DEFAULT_RELEASE
 from mira_math.eval.redact import redact_argv, redact_text
-from mira_math.cli.data import did_you_mean, non_negative_int, positive_int, unknown_families
+from mira_math.cli.data import did_you_mean, non_negative_int, positive_int, restore_release, unknown_families
 
 SCRIPTED_SOLVERS = ("reference", "noask", "sampler")
 SAMPLING_SOLVERS = ("sampler",)          # scripted, but seeded randomness at --temperature
@@ -130,6 +130,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                   f"{did_you_mean(args.config, list(configs()))}: use all, type_a, "
                   f"type_b or a family name", file=sys.stderr)
             return 2
+    restore_release(args.data if args.data is not None else args.release, "eval")
     files = data_files(args.config, args.data, args.release)
     sample = (args.sample, args.sample_seed) if args.sample else None
     selection = load_data(files, args.families, args.ids, args.limit, args.shard, sample=sample)

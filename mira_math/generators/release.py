@@ -163,13 +163,56 @@ def check_out_folder(out: Path, overwrite: bool) -> None:
                                 "replace it")
 
 
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:            # another user's process: alive
+        return True
+    return True
+
+
+def _leftovers(out: Path, kind: str) -> List[Path]:
+    """``.NAME.<kind>-PID`` folders beside ``out`` whose writer is no longer running, newest first."""
+    found = []
+    for path in out.parent.glob(f".{out.name}.{kind}-*"):
+        pid = path.name.rpartition("-")[2]
+        if pid.isdigit() and path.is_dir() and not _pid_alive(int(pid)):
+            found.append(path)
+    return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
+
+
+def restore_interrupted(out: Path) -> Optional[str]:
+    """A ``generate --overwrite`` killed between its two renames leaves ``out`` missing and the
+    previous release hidden beside it as ``.NAME.old-PID``: rename it back (only when that
+    process is gone) and return the one line that says so; None when there is nothing to do."""
+    out = Path(out).absolute()
+    if out.exists() or not out.parent.is_dir():
+        return None
+    for old in _leftovers(out, "old"):
+        try:
+            os.replace(old, out)
+        except OSError:
+            continue
+        return (f"{out}: restored the previous release from {old.name} (a `generate --overwrite` "
+                "was interrupted between its two renames)")
+    return None
+
+
 def write_release(out: Path, files: Dict[str, bytes]) -> None:
     """Write the whole folder beside ``out`` and swap it in by renames: a kill or a full disk
     leaves the old folder (or none), never half a release; files of an earlier build that this
-    one does not contain do not survive."""
+    one does not contain do not survive. Leftovers of a killed earlier write (its temporary
+    folder, the old copy it had already replaced) are removed."""
+    restore_interrupted(out)     # a killed earlier swap: its old copy back first, replaced below
     if out.exists() and not out.is_dir():
         raise ReleaseWriteError(f"{out}: exists and is not a folder")
     out = out.resolve()
+    for leftover in _leftovers(out, "tmp") + _leftovers(out, "old"):
+        shutil.rmtree(leftover, ignore_errors=True)
     tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
     old = out.with_name(f".{out.name}.old-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -340,4 +383,5 @@ def family_files(folder: Path) -> List[Path]:
 
 
 __all__ = ["render_release", "write_release", "verify_release", "check_manifest", "read_jsonl",
+           "restore_interrupted",
            "family_files", "data_path"]
