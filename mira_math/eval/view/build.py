@@ -131,7 +131,8 @@ def _run_doc(info: RunInfo) -> Dict[str, Any]:
     return {"label": info.label, "solver": info.get("solver"), "responder": info.get("responder"),
             "regime": info.regime, "condition": info.condition, "protocol": info.get("protocol"),
             "split": info.split, "decoding": info.decoding, "run_hash": info.run_hash,
-            "dirs": [str(d) for d in info.dirs], "expected": info.expected,
+            "dirs": [Path(d).name for d in info.dirs],   # by name: no machine path in a shared page
+            "expected": info.expected,
             "transcripts": info.transcripts, "models": models}
 
 
