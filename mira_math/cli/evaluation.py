@@ -4,6 +4,7 @@ added by :mod:`mira_math.cli.main`."""
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Dict
 from pathlib import Path
@@ -21,12 +22,27 @@ BACKEND_KINDS = kinds()
 
 
 def _positive_float(text: str) -> float:
+    value = _finite_float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return value
+
+
+def _finite_float(text: str) -> float:
+    """A number as argparse reads it, refusing nan and inf (a manifest is strict JSON)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def _temperature(text: str) -> float:
+    value = _finite_float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
     return value
 
 
@@ -318,10 +334,7 @@ def add_price_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _non_negative_float(text: str) -> str:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    value = _finite_float(text)
     if not value >= 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
     return text
@@ -362,7 +375,7 @@ def add_commands(sub) -> None:
                    help="run directory: manifest.json and transcripts.jsonl")
     e.add_argument("--resume", action="store_true", help="skip finished instances (same config only)")
     e.add_argument("--retry-errors", action="store_true", help="rerun only instances that errored")
-    e.add_argument("--temperature", type=float, default=0.0, metavar="T", help="solver sampling temperature")
+    e.add_argument("--temperature", type=_temperature, default=0.0, metavar="T", help="solver sampling temperature")
     e.add_argument("--seed", type=int, default=RUN_SEED, metavar="S",
                    help="run seed: every request's seed derives from it (and the epoch); two runs "
                         "with other seeds are independent samples on a server that honours seeds")
@@ -394,7 +407,7 @@ def add_commands(sub) -> None:
                    help="API: send no temperature/top_p (reasoning models reject them)")
     e.add_argument("--tensor-parallel-size", type=positive_int, metavar="N", help="vLLM: GPUs per model")
     e.add_argument("--max-model-len", type=positive_int, metavar="N", help="vLLM: context length")
-    e.add_argument("--gpu-memory-utilization", type=float, metavar="SHARE",
+    e.add_argument("--gpu-memory-utilization", type=_positive_float, metavar="SHARE",
                    help="vLLM: each engine's share of GPU memory (default: 0.9; two "
                         "engines on one GPU need e.g. 0.45 each, or --responder llm:same shares one)")
     e.set_defaults(func=cmd_eval)

@@ -596,7 +596,7 @@ def prepare_run_dir(out: Path, config: RunConfig, selection: Selection, models: 
             raise RunError(f"{out} was run with another configuration (differs in: "
                            f"{', '.join(diff)}); refusing to resume into it")
     else:
-        text = json.dumps(manifest(config, selection, models, argv), indent=2) + "\n"
+        text = json.dumps(manifest(config, selection, models, argv), indent=2, allow_nan=False) + "\n"
         write_atomic(path, text.encode("utf-8"))
     log = TranscriptLog(out / TRANSCRIPTS)
     stray = sorted(_sample_of(key)[0] for key in log.finished
