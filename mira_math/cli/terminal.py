@@ -45,8 +45,8 @@ class TerminalSafe:
 def safe_streams() -> Iterator[None]:
     """stdout and stderr escaped for the duration of the block (one command)."""
     out, err = sys.stdout, sys.stderr
-    sys.stdout = TerminalSafe(out)  # type: ignore[assignment]
-    sys.stderr = TerminalSafe(err)  # type: ignore[assignment]
+    sys.stdout = TerminalSafe(out)
+    sys.stderr = TerminalSafe(err)
     try:
         yield
     finally:

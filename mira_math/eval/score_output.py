@@ -126,7 +126,8 @@ def write_scores(scores: Sequence[RunScores], out: Optional[Path] = None) -> Lis
         dest.mkdir(parents=True, exist_ok=True)
         write_atomic(dest / SCORES_CSV, scores_csv(s).encode("utf-8"))
         doc = scores_document(s, dest)
-        write_atomic(dest / SCORES_JSON, (json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8"))
+        text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)
+        write_atomic(dest / SCORES_JSON, (text + "\n").encode("utf-8"))
         written += [dest / SCORES_JSON, dest / SCORES_CSV]
     return written
 
