@@ -502,3 +502,30 @@ def test_publish_failing_at_each_step_says_what_was_done(failing, tiny_release, 
         assert f"done before it: {', '.join(done)}; run the same command again" in outcome.errors[0]
     else:
         assert "nothing was changed on the Hub" in outcome.errors[0]
+
+
+# ------------------------------------------------------------------ files beside a run
+
+SIDE_FILE_MUTATIONS = {k: m for k, m in record_mutations("run").items()
+                       if not k.startswith(("control", "missing"))}
+
+
+@pytest.mark.parametrize("mutation", sorted(SIDE_FILE_MUTATIONS))
+def test_hostile_cached_scores_are_scored_again(mutation, reference_run, tmp_path, capsys):
+    """A scores.json beside the run is a cache: a hostile one is ignored and rewritten."""
+    run = _copy(reference_run, tmp_path)
+    assert main(["score", str(run)]) == 0
+    good = json.loads((run / "scores.json").read_text(encoding="utf-8"))
+    (run / "scores.json").write_bytes(SIDE_FILE_MUTATIONS[mutation](good))
+    argv = ["score", str(run)]
+    outcome = run_cli(argv, capsys)
+    assert_one_line(outcome, str(run), argv)
+    assert outcome.code == 0 and json.loads((run / "scores.json").read_text(encoding="utf-8"))["run"] == good["run"]
+
+
+@pytest.mark.parametrize("mutation", sorted(SIDE_FILE_MUTATIONS))
+def test_hostile_price_table(mutation, reference_run, tmp_path, capsys):
+    prices = tmp_path / "prices.json"
+    prices.write_bytes(SIDE_FILE_MUTATIONS[mutation]({"reference": {"in": 1, "out": 2}}))
+    argv = ["score", str(reference_run), "--out", str(tmp_path / "scores"), "--prices", str(prices)]
+    assert_one_line(run_cli(argv, capsys), str(prices), argv)

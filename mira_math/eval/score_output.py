@@ -151,8 +151,8 @@ def cached_scores(info: RunInfo) -> Optional[RunScores]:
         if sorted(_rel(d, info.out_dir) for d in info.dirs) != sorted(run["shards"]):
             return None
         groups = [GroupScore(g["kind"], g["group"], _metrics_from_exact(g["exact"])) for g in doc["groups"]]
-    except (ValueError, KeyError, TypeError, RecursionError):
-        return None                       # unreadable or older: score again
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return None                       # unreadable, hostile or older: score again
     info.transcripts, info.expected = run["transcripts"], run["selected"]
     info.seed_sets = run["split"].split("+") if run["split"] != "-" else []
     info.fingerprint = run["fingerprint"]
