@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable, List, Tuple
+from typing import Callable, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -180,6 +180,115 @@ def attacks(url: str, tmp: Path, limit: str) -> List[Tuple[str, Callable[[], Tup
     ]
 
 
+def attacks_part_b(url: str, tmp: Path, limit: str) -> List[Tuple[str, Callable[[], Tuple[int, str]]]]:
+    """Hostile files and interrupted writes (issue 22, part B): every reader's one-line errors."""  # part B
+    line = json.loads((RELEASE / "data/bayes_missing_prior/test.jsonl").read_text().splitlines()[0])
+    source = (ROOT / "tests/fixtures/reference_sample.jsonl").read_text().splitlines()[0]
+
+    def write(name: str, text: str) -> Path:
+        path = tmp / name
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    def reference(name: str, raw_field: str) -> Tuple[int, str]:   # part B
+        record = source.replace('"global_solution": {', '"global_solution": ' + raw_field + ', "x": {', 1)
+        return cli("import-reference", write(name, record + "\n"), "--out", tmp / f"out-{name}")
+
+    def run_with(name: str, edit: Callable[[Path], None], *command: str) -> Tuple[int, str]:   # part B
+        run = tmp / name
+        cli("eval", "--solver", "reference", "--limit", limit, "--out", run)
+        edit(run)
+        return cli(*command, run) if command[0] != "eval" else cli(*command, "--out", run, "--resume")
+
+    def manifest_list(run: Path) -> None:
+        (run / "manifest.json").write_text("[]\n")
+
+    def numeric_id(run: Path) -> None:
+        rows = (run / "transcripts.jsonl").read_text().splitlines()
+        rows[-1] = json.dumps(dict(json.loads(rows[-1]), id=12345))
+        (run / "transcripts.jsonl").write_text("\n".join(rows) + "\n")
+
+    def escape_id(run: Path) -> None:
+        rows = (run / "transcripts.jsonl").read_text().splitlines()
+        rows[-1] = json.dumps(dict(json.loads(rows[-1]), id="x\x1b[2J\x1b]0;owned\x07"))
+        (run / "transcripts.jsonl").write_text("\n".join(rows) + "\n")
+
+    def subprocess_cli(*args: str, env: Optional[dict] = None, script: Optional[str] = None) -> Tuple[int, str]:
+        argv = [sys.executable, "-c", script, *args] if script else [sys.executable, "-m", "mira_math.cli.main", *args]
+        done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, env=env, timeout=300)
+        text = " ".join(x for x in done.stderr.splitlines() if x.strip())
+        return done.returncode, ("TRACEBACK " if "Traceback" in text else "") + text[-160:]
+
+    def publish_offline() -> Tuple[int, str]:   # part B
+        env = {**os.environ, "HF_ENDPOINT": f"http://127.0.0.1:{free_port()}", "HF_TOKEN": "hf_not_a_token",
+               "HF_HOME": str(tmp / "hf")}
+        return subprocess_cli("publish", "--repo-id", "someone/mira", "--dir", str(RELEASE), env=env)
+
+    def killed_overwrite() -> Tuple[int, str]:   # part B
+        out = tmp / "killed-release"
+        args = ("generate", "--families", "bayes_missing_prior", "--per-type", "1/1", "--out", str(out))
+        cli(*args)
+        script = ("import os, sys\nfrom mira_math.cli.main import main\nreal = os.replace\n"
+                  "def replace(a, b):\n    real(a, b)\n    if '.old-' in str(b):\n        os._exit(9)\n"
+                  "os.replace = replace\nsys.exit(main(sys.argv[1:]))\n")
+        killed, _ = subprocess_cli(*args, "--overwrite", script=script)
+        missing = not out.exists()
+        code, text = cli("verify", out)
+        return code, f"killed (exit {killed}), folder {'missing' if missing else 'present'}; verify: {text}"
+
+    def malformed_hash() -> Tuple[int, str]:   # part B
+        try:
+            from playwright.sync_api import sync_playwright
+        except ImportError:
+            return 0, "skipped: playwright missing"
+        import shutil
+
+        chromium = os.environ.get("MIRA_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+        if not chromium:
+            return 0, "skipped: no chromium"
+        run = tmp / "hash-run"
+        cli("eval", "--solver", "reference", "--limit", limit, "--out", run)
+        code, _ = cli("view", run, "--out", tmp / "hash-view")
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, args=["--headless", "--no-sandbox"])
+            page = browser.new_page()
+            errors: List[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto((tmp / "hash-view" / "index.html").as_uri() + "#q=%E0%A4%A&id=%E0%A4%A")
+            page.wait_for_selector("body[data-ready='1']", timeout=30_000)
+            page.wait_for_timeout(300)
+            browser.close()
+        return code, f"{len(errors)} page errors" + (f": {errors[0][:80]}" if errors else "")
+
+    deep = "[" * 100_000 + "]" * 100_000
+    return [   # part B
+        ("deep JSON inside latent (validate)", lambda: cli(
+            "validate", write("deep-latent.jsonl", json.dumps(dict(line, latent=deep)) + "\n"))),
+        ("import-reference: JSON 100,000 deep", lambda: reference("deep.jsonl", deep)),
+        ("import-reference: 5,000-digit integer", lambda: reference("huge.jsonl", "9" * 5000)),
+        ("manifest.json is [] (score)", lambda: run_with("mlist", manifest_list, "score")),
+        ("manifest.json is [] (--resume)", lambda: run_with(
+            "mlist2", manifest_list, "eval", "--solver", "reference", "--limit", limit)),
+        ("numeric id on --resume", lambda: run_with(
+            "numid", numeric_id, "eval", "--solver", "reference", "--limit", limit)),
+        ("ESC sequences in an id (score)", lambda: run_with("escid", escape_id, "score")),
+        ("CHECKSUMS names /etc/passwd", lambda: _checksums_outside(tmp)),
+        ("publish, Hub unreachable", publish_offline),
+        ("kill between generate's renames", killed_overwrite),
+        ("malformed URL hash in the viewer", malformed_hash),
+    ]
+
+
+def _checksums_outside(tmp: Path) -> Tuple[int, str]:   # part B
+    import shutil
+
+    copy = tmp / "outside"
+    shutil.copytree(RELEASE, copy)
+    with (copy / "CHECKSUMS.sha256").open("a") as fh:
+        fh.write("0" * 64 + "  /etc/passwd\n")
+    return cli("eval", "--solver", "noask", "--data", copy, "--limit", "1", "--out", tmp / "outside-run")
+
+
 def main_bench() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit", default="8")
@@ -190,14 +299,14 @@ def main_bench() -> int:
     tracebacks = 0
     with serve(AttackHandler, AttackState()) as httpd, tempfile.TemporaryDirectory() as tmp:
         url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-        for name, attack in attacks(url, Path(tmp), args.limit):
+        for name, attack in attacks(url, Path(tmp), args.limit) + attacks_part_b(url, Path(tmp), args.limit):
             t0 = time.perf_counter()
             try:
                 code, line = attack()
             except BaseException as exc:  # a traceback is a finding: report it
                 code, line = -1, f"TRACEBACK {type(exc).__name__}: {exc}"[:110]
             print(f"{name:36} {code:>4} {time.perf_counter() - t0:6.1f}  {line}", flush=True)
-            tracebacks += code == -1 or "Traceback" in line
+            tracebacks += code == -1 or "Traceback" in line or "this is a bug" in line   # part B: last resort
     print(f"{tracebacks} tracebacks, {len(SECRETS_WRITTEN)} secrets written")
     return 0
 

@@ -56,6 +56,13 @@ def load(config: str = DEFAULT_CONFIG, split: str = SPLIT, revision: Optional[st
         raise ValueError(f"unknown config {config!r}{_did_you_mean(config, list(configs()))}; "
                          f"known: {', '.join(configs())}")
     if source is None:
+        from mira_math.generators.release import restore_interrupted
+
+        restored = restore_interrupted(LOCAL_RELEASE)   # a killed `generate --overwrite`
+        if restored:
+            import warnings
+
+            warnings.warn(restored, stacklevel=2)
         if not LOCAL_RELEASE.is_dir():
             raise ValueError("no local release folder: pass source='OWNER/NAME' (a Hub repo) "
                              "or a folder")

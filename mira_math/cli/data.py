@@ -56,6 +56,16 @@ def unknown_families(names: Sequence[str]) -> Optional[str]:
     return None
 
 
+def restore_release(folder: Optional[Path], command: str) -> None:
+    """Before a command reads or writes a release folder: one left missing by a killed
+    ``generate --overwrite`` is restored from its hidden old copy, and the command says so."""
+    from mira_math.generators.release import restore_interrupted
+
+    note = restore_interrupted(folder) if folder is not None else None
+    if note:
+        print(f"note: {note}", file=sys.stderr)
+
+
 def _progress(total: int, desc: str):
     from tqdm import tqdm
 
@@ -82,6 +92,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return 2
     seed_set = PUBLIC if public else SeedSet.named(args.seed_set)
     out = args.out or DEFAULT_RELEASE
+    restore_release(out, "generate")
     if args.out is not None:
         check_out_folder(args.out, args.overwrite)
     disjoint_from = [] if public else [public_split_reference()] + split_references(args.disjoint_from)
@@ -113,6 +124,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     paths: List[Path] = []
     missing: List[str] = []
     for p in args.files:
+        restore_release(p, "validate")
         if p.is_dir():
             paths += family_files(p)
             if not (p / RELEASE_INFO).is_file():   # a killed generate, or not a release
@@ -136,6 +148,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     ids: Dict[tuple, str] = {}  # (seed set, id): held-out splits reuse the public ids
     count = 0
     for path in paths:
+        before = count
         for number, inst in enumerate(read_jsonl(path), start=1):  # one instance per line
             count += 1
             where = f"{path}:{number}"
@@ -156,6 +169,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
                     same = Failure(inst.id, "duplicate", f"same {what} as {seen[key]}")
                     failures.append(f"{where}: {same}")
                 seen.setdefault(key, label)
+        if count == before:
+            print(f"mira-math validate: {path}: holds no instances (an empty file)", file=sys.stderr)
+            return 1
     for f in failures:
         print(f"FAIL {f}")
     print(f"validated {count} instances in {len(paths)} files: "
@@ -166,6 +182,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     from mira_math.generators.release import read_release_info, verify_release
 
+    restore_release(args.dir, "verify")
     info = read_release_info(args.dir)
     with _progress(int(info.get("total", 0)), "verify") as bar:
         report = verify_release(args.dir, progress=lambda: bar.update(1))
@@ -194,6 +211,8 @@ def cmd_check_disjoint(args: argparse.Namespace) -> int:
         return out
 
     folders = [args.first, args.second] + list(args.more)
+    for folder in folders:
+        restore_release(folder, "check-disjoint")
     tables = [keys(folder) for folder in folders]
     if not all(tables):
         empty = folders[[bool(t) for t in tables].index(False)]
@@ -221,6 +240,7 @@ def cmd_check_disjoint(args: argparse.Namespace) -> int:
 def cmd_publish(args: argparse.Namespace) -> int:
     from mira_math.generators.publish import plan, publish
 
+    restore_release(args.dir, "publish")
     the_plan = plan(args.dir, args.repo_id, args.tag, args.private)
     print(the_plan.describe())
     if args.dry_run:

@@ -4,6 +4,7 @@ added by :mod:`mira_math.cli.main`."""
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Dict
 from pathlib import Path
@@ -12,7 +13,7 @@ from mira_math.eval.backends.registry import BACKENDS, install_hint, kinds
 from mira_math.game.messages import RUN_SEED
 from mira_math.generators.layout import DEFAULT_RELEASE
 from mira_math.eval.redact import redact_argv, redact_text
-from mira_math.cli.data import did_you_mean, non_negative_int, positive_int, unknown_families
+from mira_math.cli.data import did_you_mean, non_negative_int, positive_int, restore_release, unknown_families
 
 SCRIPTED_SOLVERS = ("reference", "noask", "sampler")
 SAMPLING_SOLVERS = ("sampler",)          # scripted, but seeded randomness at --temperature
@@ -21,12 +22,27 @@ BACKEND_KINDS = kinds()
 
 
 def _positive_float(text: str) -> float:
+    value = _finite_float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return value
+
+
+def _finite_float(text: str) -> float:
+    """A number as argparse reads it, refusing nan and inf (a manifest is strict JSON)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def _temperature(text: str) -> float:
+    value = _finite_float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
     return value
 
 
@@ -55,13 +71,10 @@ def check_solver_spec(spec: str) -> None:
 def unreadable_families(data, instances) -> list:
     """Families of an imported reference folder whose canonical fact the rules responder does
     not offer when asked by its slot name (their lines use another notation)."""
-    from mira_math.generators.release import RELEASE_INFO
-    import json
+    from mira_math.generators.release import is_imported
 
     folder = data if data is not None and data.is_dir() else None
-    if folder is None or not (folder / RELEASE_INFO).is_file():
-        return []
-    if json.loads((folder / RELEASE_INFO).read_text(encoding="utf-8")).get("regenerable") is not False:
+    if folder is None or not is_imported(folder):
         return []
     from mira_math.game.responders.base import ResponderTurn
     from mira_math.game.responders.rules import decide
@@ -133,12 +146,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
                   f"{did_you_mean(args.config, list(configs()))}: use all, type_a, "
                   f"type_b or a family name", file=sys.stderr)
             return 2
+    restore_release(args.data if args.data is not None else args.release, "eval")
     files = data_files(args.config, args.data, args.release)
     sample = (args.sample, args.sample_seed) if args.sample else None
     selection = load_data(files, args.families, args.ids, args.limit, args.shard, sample=sample)
     if not selection.instances:
+        filtered = args.families or args.ids or args.shard or args.sample
+        where = args.data if args.data is not None else files[0] if len(files) == 1 else args.release
         print("mira-math eval: the selection is empty (check --families, --ids and --shard "
-              "against the data files)", file=sys.stderr)
+              "against the data files)" if filtered else f"mira-math eval: {where}: holds no instances",
+              file=sys.stderr)
         return 1
     if args.responder == "rules" and args.condition == "standard":
         blind = unreadable_families(args.data, selection.instances)
@@ -317,10 +334,7 @@ def add_price_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _non_negative_float(text: str) -> str:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    value = _finite_float(text)
     if not value >= 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
     return text
@@ -361,7 +375,7 @@ def add_commands(sub) -> None:
                    help="run directory: manifest.json and transcripts.jsonl")
     e.add_argument("--resume", action="store_true", help="skip finished instances (same config only)")
     e.add_argument("--retry-errors", action="store_true", help="rerun only instances that errored")
-    e.add_argument("--temperature", type=float, default=0.0, metavar="T", help="solver sampling temperature")
+    e.add_argument("--temperature", type=_temperature, default=0.0, metavar="T", help="solver sampling temperature")
     e.add_argument("--seed", type=int, default=RUN_SEED, metavar="S",
                    help="run seed: every request's seed derives from it (and the epoch); two runs "
                         "with other seeds are independent samples on a server that honours seeds")
@@ -393,7 +407,7 @@ def add_commands(sub) -> None:
                    help="API: send no temperature/top_p (reasoning models reject them)")
     e.add_argument("--tensor-parallel-size", type=positive_int, metavar="N", help="vLLM: GPUs per model")
     e.add_argument("--max-model-len", type=positive_int, metavar="N", help="vLLM: context length")
-    e.add_argument("--gpu-memory-utilization", type=float, metavar="SHARE",
+    e.add_argument("--gpu-memory-utilization", type=_positive_float, metavar="SHARE",
                    help="vLLM: each engine's share of GPU memory (default: 0.9; two "
                         "engines on one GPU need e.g. 0.45 each, or --responder llm:same shares one)")
     e.set_defaults(func=cmd_eval)

@@ -7,10 +7,11 @@ import errno
 import os
 import signal
 import sys
+import traceback
 from typing import Optional, Sequence
 
 from mira_math.generators.errors import MiraError
-from mira_math.cli import data, evaluation
+from mira_math.cli import data, evaluation, terminal
 
 DESCRIPTION = """\
 MIRA-Math: does a model ask for the one fact it is missing? Each problem lacks exactly one
@@ -115,6 +116,11 @@ def _resume_hint(args: argparse.Namespace) -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    with terminal.safe_streams():     # an id from a file cannot drive the terminal
+        return _command(argv)
+
+
+def _command(argv: Optional[Sequence[str]]) -> int:
     args = build_parser().parse_args(argv)
     previous = _sigterm_as_interrupt()
     try:
@@ -146,8 +152,21 @@ def _main(args: argparse.Namespace) -> int:
         return EXIT_BROKEN_PIPE
     except Exception as err:
         if not _disk_full(err):
-            raise
+            return _say_bug(args, err)
         return _say_disk_full(args)
+
+
+def _say_bug(args: argparse.Namespace, err: Exception) -> int:
+    """The last resort: an exception no reader turned into a one-line error is a bug. One line
+    naming it (exit 1; an eval's finished transcripts are kept), the traceback with MIRA_DEBUG=1."""
+    if os.environ.get("MIRA_DEBUG"):
+        traceback.print_exc()
+    text = " ".join(str(err).split())
+    print(f"mira-math {args.command}: internal error ({type(err).__name__}: "
+          f"{text[:300] + '...' if len(text) > 300 else text or 'no message'}): this is a bug, please "
+          f"report it with the command{_resume_hint(args)}"
+          + ("" if os.environ.get("MIRA_DEBUG") else "; MIRA_DEBUG=1 prints the traceback"), file=sys.stderr)
+    return 1
 
 
 def _say_disk_full(args: argparse.Namespace) -> int:

@@ -107,8 +107,8 @@ def audit(run_dir: Path, decide: Optional[Decide] = None, write: bool = True) ->
     loaded = load_records(run_dir)
     result = audit_records(loaded.records, decide, loaded.info.label)
     if write:
-        (run_dir / AUDIT_JSON).write_text(json.dumps(result.as_dict(), indent=2, ensure_ascii=False) + "\n",
-                                          encoding="utf-8")
+        text = json.dumps(result.as_dict(), indent=2, ensure_ascii=False, allow_nan=False)
+        (run_dir / AUDIT_JSON).write_text(text + "\n", encoding="utf-8")
     return result
 
 

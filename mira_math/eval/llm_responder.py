@@ -96,13 +96,17 @@ def _unfence(text: str) -> str:
     return body.strip()
 
 
+def _not_strict(constant: str) -> Any:
+    raise ValueError(f"{constant} is not strict JSON")
+
+
 def parse_reply(raw: str) -> Tuple[Optional[Any], Optional[str]]:
     """The JSON value of a reply (a whole-message ```json fence is allowed), or the error."""
     text = _unfence(raw.strip())
     if not text:
         return None, "json parse error: empty reply"
     try:
-        return json.loads(text), None
+        return json.loads(text, parse_constant=_not_strict), None
     except (ValueError, RecursionError) as exc:
         return None, f"json parse error: {exc}"
 

@@ -59,8 +59,8 @@ class Prices:
                 data = json.loads(Path(path).read_text(encoding="utf-8"))
             except OSError as err:
                 raise ScoringError(f"{path}: cannot read the price table ({err.strerror})") from None
-            except ValueError as err:
-                raise ScoringError(f"{path}: not JSON ({str(err)[:80]})") from None
+            except (ValueError, RecursionError) as err:   # bad UTF-8 or JSON, too deep, huge integers
+                raise ScoringError(f"{path}: not JSON ({str(err)[:80] or 'nested too deeply'})") from None
             if not isinstance(data, dict):
                 raise ScoringError(f'{path}: expected {{"SOLVER SPEC": {{"in": PRICE, "out": PRICE}}}}')
             for name, entry in data.items():

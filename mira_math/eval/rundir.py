@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Set, Tuple
 
 from mira_math.generators.errors import MiraError
+from mira_math.generators.schema import DataError, read_json_object
 
 if TYPE_CHECKING:                       # typing only: scoring imports this module
     from mira_math.eval.scoring import RunInfo
@@ -45,12 +46,16 @@ def read_manifest(run_dir: Path) -> Dict[str, Any]:
     path = Path(run_dir) / MANIFEST
     if not path.is_file():
         raise RunDirError(f"{path}: missing (is {run_dir} a run directory?)")
-    try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except (ValueError, RecursionError) as err:      # UnicodeDecodeError is a ValueError
-        raise RunDirError(f"{path}: not a readable run manifest (not JSON: {str(err)[:80]})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("config"), dict):
+    try:      # bad UTF-8 or JSON, too deep, huge integers, lone surrogates, not an object
+        data = read_json_object(path)
+    except DataError as err:
+        raise RunDirError(f"{path}: not a readable run manifest ({err.reason[:120]})") from None
+    if not isinstance(data.get("config"), dict):
         raise RunDirError(f"{path}: field 'config': missing or not an object")
+    dataset = data.get("dataset", {})
+    if not isinstance(dataset, dict) or not isinstance(dataset.get("files", []), list) \
+            or not all(isinstance(name, str) for name in dataset.get("files", [])):
+        raise RunDirError(f"{path}: field 'dataset': expected an object with a list of file names")
     for name in MANIFEST_STRINGS:
         if not isinstance(data["config"].get(name), str):
             raise RunDirError(f"{path}: config has no {name!r}")

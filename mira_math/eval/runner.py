@@ -23,7 +23,7 @@ import time
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
 from mira_math.eval.backends.base import Completion, FatalBackendError
 from mira_math.eval.backends.registry import capabilities_of
@@ -196,19 +196,18 @@ def load_data(files: Sequence[Path], families: Optional[Sequence[str]] = None,
 
     One streaming pass: what is kept per instance is its file and byte offset (the instances
     themselves are read again, lazily, by the run: :class:`InstanceStream`)."""
-    from mira_math.generators.release import CHECKSUMS, check_manifest
+    from mira_math.generators.release import CHECKSUMS, check_manifest, is_imported
 
     files = [Path(p) for p in files]
     folders = sorted({_release_folder(p) for p in files if p.parent.parent.name == "data"})
-    # An imported reference folder is read strictly, but not held to our validators: its
-    # findings are the source data's (docs/reference_import.md), reported by import --check.
-    imported = {f for f in folders if (f / "release_info.json").is_file()
-                and json.loads((f / "release_info.json").read_text(encoding="utf-8")).get("regenerable") is False}
     for folder in folders:    # checksums first where present: an edited byte is named as such
         if (folder / CHECKSUMS).is_file():
             problems = check_manifest(folder)
             if problems:
                 raise RunError("the release fails its checksums: " + "; ".join(problems[:3]))
+    # An imported reference folder is read strictly, but not held to our validators: its
+    # findings are the source data's (docs/reference_import.md), reported by import --check.
+    imported = {f for f in folders if is_imported(f)}
     wanted_families = set(families) if families else None
     wanted = set(ids) if ids else None
     found: Set[str] = set()
@@ -445,6 +444,24 @@ def _with_epoch(line: str, epoch: int) -> str:
     return line if not epoch else line.rstrip("\n")[:-1] + f',"epoch":{epoch}}}\n'
 
 
+def _resume_key_fields(row: Any, path: str, number: int) -> Tuple[str, int]:
+    """A transcript line's id and epoch, as ``--resume`` keys it: a string id without NUL
+    (the key's separator) and a non-negative integer epoch, else a :class:`DataError`."""
+    if not isinstance(row, dict):
+        raise DataError(f"not a transcript line (a JSON {type(row).__name__}, not an object)", path, number)
+    tid, epoch = row.get("id"), row.get("epoch", 0)
+    if not isinstance(tid, str) or not tid or "\x00" in tid:
+        raise DataError(f"expected a non-empty string without NUL, got {_preview(tid)}", path, number, "id")
+    if type(epoch) is not int or epoch < 0:
+        raise DataError(f"expected a non-negative integer, got {_preview(epoch)}", path, number, "epoch")
+    return tid, epoch
+
+
+def _preview(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 class TranscriptLog:
     """``transcripts.jsonl``: one line per finished episode, appended and flushed at once.
 
@@ -456,6 +473,8 @@ class TranscriptLog:
         self.repaired: Optional[str] = None
         self.finished: Dict[str, bool] = {}   # id -> errored?
         if path.exists():
+            if not path.is_file():
+                raise RunError(f"{path}: not a file (a run directory's transcripts are a file)")
             self._load()
         self._fh = path.open("a", encoding="utf-8")
 
@@ -472,14 +491,12 @@ class TranscriptLog:
                     fh.truncate(cut)
             fh.seek(0)
             for number, line in enumerate(fh, start=1):
-                try:
-                    row = json.loads(line)
-                    tid = row["id"]
-                except (ValueError, KeyError, TypeError, RecursionError) as err:
-                    raise RunError(f"{self.path}:{number}: not a transcript line "
-                                   f"({type(err).__name__}: {str(err)[:200]})") from None
-                epoch = row.get("epoch", 0)
-                key = sample_key(tid, epoch if type(epoch) is int else 0)
+                try:                          # JSON, depth, digits, surrogates
+                    row = loads_line(line, str(self.path), number)
+                except DataError as err:
+                    raise RunError(f"{self.path}:{number}: not a transcript line ({err.reason[:200]})") from None
+                tid, epoch = _resume_key_fields(row, str(self.path), number)
+                key = sample_key(tid, epoch)
                 if key in self.finished:
                     raise RunError(f"{self.path}:{number}: instance {tid}"
                                    f"{f' (epoch {epoch})' if epoch else ''} recorded twice")
@@ -579,7 +596,7 @@ def prepare_run_dir(out: Path, config: RunConfig, selection: Selection, models: 
             raise RunError(f"{out} was run with another configuration (differs in: "
                            f"{', '.join(diff)}); refusing to resume into it")
     else:
-        text = json.dumps(manifest(config, selection, models, argv), indent=2) + "\n"
+        text = json.dumps(manifest(config, selection, models, argv), indent=2, allow_nan=False) + "\n"
         write_atomic(path, text.encode("utf-8"))
     log = TranscriptLog(out / TRANSCRIPTS)
     stray = sorted(_sample_of(key)[0] for key in log.finished

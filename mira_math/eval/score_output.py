@@ -126,7 +126,8 @@ def write_scores(scores: Sequence[RunScores], out: Optional[Path] = None) -> Lis
         dest.mkdir(parents=True, exist_ok=True)
         write_atomic(dest / SCORES_CSV, scores_csv(s).encode("utf-8"))
         doc = scores_document(s, dest)
-        write_atomic(dest / SCORES_JSON, (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+        text = json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False)
+        write_atomic(dest / SCORES_JSON, (text + "\n").encode("utf-8"))
         written += [dest / SCORES_JSON, dest / SCORES_CSV]
     return written
 
@@ -150,8 +151,8 @@ def cached_scores(info: RunInfo) -> Optional[RunScores]:
         if sorted(_rel(d, info.out_dir) for d in info.dirs) != sorted(run["shards"]):
             return None
         groups = [GroupScore(g["kind"], g["group"], _metrics_from_exact(g["exact"])) for g in doc["groups"]]
-    except (ValueError, KeyError, TypeError, RecursionError):
-        return None                       # unreadable or older: score again
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+        return None                       # unreadable, hostile or older: score again
     info.transcripts, info.expected = run["transcripts"], run["selected"]
     info.seed_sets = run["split"].split("+") if run["split"] != "-" else []
     info.fingerprint = run["fingerprint"]

@@ -34,6 +34,7 @@ from mira_math.eval.metrics import (C as _C, CLUSTER_PAIRS, COLUMNS as _COLUMNS,
                                     GroupMetrics, Totals, compute, fixed, pct)
 from mira_math.eval.stats import Moments
 from mira_math.generators.layout import RESOURCE_ROOT
+from mira_math.generators.schema import refuse_lone_surrogates
 from mira_math.generators.errors import MiraError
 
 GROUP_KINDS = ("all", "type", "family", "difficulty", "difficulty_type")
@@ -108,11 +109,13 @@ def _json_lines(path: Path, digest: Optional[Any] = None, what: str = "a transcr
             except UnicodeDecodeError as err:
                 raise ScoringError(f"{path}:{number}: not {what} (not UTF-8: byte {err.start})") from None
             try:
-                yield number, json.loads(text)
+                value = json.loads(text)
             except RecursionError:
                 raise ScoringError(f"{path}:{number}: not {what} (JSON nested too deeply)") from None
             except ValueError as err:
                 raise ScoringError(f"{path}:{number}: not {what} (not JSON: {str(err)[:80]})") from None
+            refuse_lone_surrogates(text, value, str(path), number)
+            yield number, value
 
 
 def _instance_info(row: Any, where: str) -> InstanceInfo:
@@ -179,8 +182,9 @@ class Dataset:
                                                       "in this run's dataset; the transcript must say which")
             info = found[0] if found else None
         if info is None:
+            more = f" and {len(self.files) - 3} more" if len(self.files) > 3 else ""
             raise ScoringError(f"{where}: instance {tid} is in none of the dataset files "
-                               f"{', '.join(self.files)}")
+                               f"{', '.join(self.files[:3])}{more}")
         return info
 
 

@@ -7,6 +7,7 @@ lines alone (with the dataset), so everything a metric needs is recorded here.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Dict, List, Optional
 
@@ -74,7 +75,11 @@ class Transcript:
     version: str = TRANSCRIPT_VERSION
 
     def to_json_line(self) -> str:
-        return _ENCODER.encode(self) + "\n"
+        """Strict JSON: a non-finite float (NaN from some model's JSON) is written as null."""
+        try:
+            return _ENCODER.encode(self) + "\n"
+        except ValueError:
+            return _ENCODER.encode(_finite(json.loads(_LOOSE.encode(self)))) + "\n"
 
 
 def _fields_of(obj: Any) -> Dict[str, Any]:
@@ -86,7 +91,19 @@ def _fields_of(obj: Any) -> Dict[str, Any]:
     raise TypeError(f"cannot write {type(obj).__name__} in a transcript")
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_fields_of)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_fields_of, allow_nan=False)
+_LOOSE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_fields_of)
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with NaN and the infinities replaced by None (JSON null)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    return value
 
 
 def estimate_tokens(texts: List[str]) -> float:

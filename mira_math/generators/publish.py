@@ -69,7 +69,9 @@ def plan(folder: Path, repo_id: str, tag: Optional[str] = None, private: bool = 
     check_names(repo_id, tag)
     report = verify_release(folder)
     if not report.ok:
-        raise PublishError(f"{folder} fails verify; not publishing:\n" + "\n".join(report.problems))
+        more = (f" (and {len(report.problems) - 1} more: `mira-math verify {folder}` lists them)"
+                if len(report.problems) > 1 else "")
+        raise PublishError(f"{folder} fails verify; not publishing: {report.problems[0]}{more}")
     info = read_release_info(folder)
     files = [(rel, len(data), hashlib.sha256(data).hexdigest())
              for rel, data in staged_files(folder, repo_id).items()]
@@ -108,33 +110,65 @@ def eval_yaml(version: str) -> str:
 
 def publish(folder: Path, the_plan: Plan, api: Any = None) -> str:
     """Create the repo (if needed), upload the folder as one commit, tag it. Returns the
-    commit id. ``api`` defaults to ``HfApi()``, which takes ``HF_TOKEN`` or the usual login."""
+    commit id. ``api`` defaults to ``HfApi()``, which takes ``HF_TOKEN`` or the usual login.
+    A failing Hub call (offline, refused, a bad token) is one :class:`PublishError` naming
+    the step; what was done before it is said, and publishing again repeats nothing twice
+    (``exist_ok``, the same files, the tag last)."""
     if api is None:
-        from huggingface_hub import HfApi  # optional dependency: pip install 'mira-math[hub]'
-
+        try:
+            from huggingface_hub import HfApi  # optional dependency: pip install 'mira-math[hub]'
+        except ImportError:
+            raise PublishError("publishing needs huggingface_hub: pip install 'mira-math[hub]'") from None
         api = HfApi()
-    if the_plan.tag and the_plan.tag in existing_tags(api, the_plan.repo_id):
+    hub = _HubSteps(the_plan.repo_id)
+    if the_plan.tag and the_plan.tag in hub.call("reading the repo's tags", existing_tags, api,
+                                                 the_plan.repo_id, read_only=True):
         raise PublishError(f"{the_plan.repo_id} already has tag {the_plan.tag}: a published "
                            f"version is never replaced; bump the version")
     staged = staged_files(folder, the_plan.repo_id)
     if [(rel, len(data), hashlib.sha256(data).hexdigest()) for rel, data in staged.items()] != the_plan.files:
         raise PublishError(f"{folder} changed since the plan was made; not publishing")
-    api.create_repo(the_plan.repo_id, repo_type=REPO_TYPE, private=the_plan.private, exist_ok=True)
+    hub.call("creating the repo", api.create_repo, the_plan.repo_id, repo_type=REPO_TYPE,
+             private=the_plan.private, exist_ok=True)
     registration = eval_yaml(read_release_info(folder)["generator_version"]).encode("utf-8")
-    api.upload_file(path_or_fileobj=registration, path_in_repo=EVAL_YAML,
-                    repo_id=the_plan.repo_id, repo_type=REPO_TYPE,
-                    commit_message="eval.yaml: the benchmark's registration")
+    hub.call("uploading eval.yaml", api.upload_file, path_or_fileobj=registration,
+             path_in_repo=EVAL_YAML, repo_id=the_plan.repo_id, repo_type=REPO_TYPE,
+             commit_message="eval.yaml: the benchmark's registration")
     with tempfile.TemporaryDirectory(prefix="mira-math-publish-") as tmp:
         for rel, data in staged.items():
             (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
             (Path(tmp) / rel).write_bytes(data)
-        commit = api.upload_folder(
+        commit = hub.call(
+            "uploading the release", api.upload_folder,
             repo_id=the_plan.repo_id, folder_path=tmp, repo_type=REPO_TYPE,
             commit_message=the_plan.commit_message,
             allow_patterns=[path for path, _, _ in the_plan.files],
             delete_patterns=["data/**"],  # a family dropped from the folder leaves no stale file
         )
     if the_plan.tag:
-        api.create_tag(the_plan.repo_id, tag=the_plan.tag, repo_type=REPO_TYPE,
-                       revision=commit.oid)
+        hub.call(f"tagging {the_plan.tag}", api.create_tag, the_plan.repo_id, tag=the_plan.tag,
+                 repo_type=REPO_TYPE, revision=commit.oid)
     return commit.oid
+
+
+class _HubSteps:
+    """Runs the Hub calls in order; a failure names the step and what was already done."""
+
+    def __init__(self, repo_id: str):
+        self.repo_id = repo_id
+        self.done: List[str] = []
+
+    def call(self, step: str, function: Any, *args: Any, read_only: bool = False, **kwargs: Any) -> Any:
+        try:
+            result = function(*args, **kwargs)
+        except PublishError:
+            raise
+        except Exception as err:   # requests/httpx errors, HfHubHTTPError, a bad token, ...
+            text = " ".join(str(err).split())
+            done = (f"done before it: {', '.join(self.done)}; run the same command again to finish"
+                    if self.done else "nothing was changed on the Hub")
+            raise PublishError(f"{self.repo_id}: {step} failed ({type(err).__name__}: "
+                               f"{text[:200] or 'no message'}); {done}") from None
+        if not read_only:
+            self.done.append(step)
+        return result

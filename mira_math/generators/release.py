@@ -163,13 +163,56 @@ def check_out_folder(out: Path, overwrite: bool) -> None:
                                 "replace it")
 
 
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:            # another user's process: alive
+        return True
+    return True
+
+
+def _leftovers(out: Path, kind: str) -> List[Path]:
+    """``.NAME.<kind>-PID`` folders beside ``out`` whose writer is no longer running, newest first."""
+    found = []
+    for path in out.parent.glob(f".{out.name}.{kind}-*"):
+        pid = path.name.rpartition("-")[2]
+        if pid.isdigit() and path.is_dir() and not _pid_alive(int(pid)):
+            found.append(path)
+    return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
+
+
+def restore_interrupted(out: Path) -> Optional[str]:
+    """A ``generate --overwrite`` killed between its two renames leaves ``out`` missing and the
+    previous release hidden beside it as ``.NAME.old-PID``: rename it back (only when that
+    process is gone) and return the one line that says so; None when there is nothing to do."""
+    out = Path(out).absolute()
+    if out.exists() or not out.parent.is_dir():
+        return None
+    for old in _leftovers(out, "old"):
+        try:
+            os.replace(old, out)
+        except OSError:
+            continue
+        return (f"{out}: restored the previous release from {old.name} (a `generate --overwrite` "
+                "was interrupted between its two renames)")
+    return None
+
+
 def write_release(out: Path, files: Dict[str, bytes]) -> None:
     """Write the whole folder beside ``out`` and swap it in by renames: a kill or a full disk
     leaves the old folder (or none), never half a release; files of an earlier build that this
-    one does not contain do not survive."""
+    one does not contain do not survive. Leftovers of a killed earlier write (its temporary
+    folder, the old copy it had already replaced) are removed."""
+    restore_interrupted(out)     # a killed earlier swap: its old copy back first, replaced below
     if out.exists() and not out.is_dir():
         raise ReleaseWriteError(f"{out}: exists and is not a folder")
     out = out.resolve()
+    for leftover in _leftovers(out, "tmp") + _leftovers(out, "old"):
+        shutil.rmtree(leftover, ignore_errors=True)
     tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
     old = out.with_name(f".{out.name}.old-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -203,22 +246,28 @@ class VerifyReport:
 
 
 def check_manifest(folder: Path) -> List[str]:
-    """Problems with ``CHECKSUMS.sha256``: missing, mismatching, or unlisted files."""
+    """Problems with ``CHECKSUMS.sha256``: missing, mismatching, or unlisted files. A line
+    that is not ``<sha256>  <relative path inside the folder>`` is malformed (an absolute path
+    or ``..`` would read a file outside the release)."""
     path = folder / CHECKSUMS
     if not path.is_file():
         return [f"{path}: manifest missing"]
     problems, listed = [], set()
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for n, raw in enumerate(path.read_bytes().splitlines(), start=1):
+        line = raw.decode("utf-8", errors="replace")
         digest, sep, rel = line.partition("  ")
-        if not sep or len(digest) != 64:
+        if not sep or len(digest) != 64 or not _inside(rel):
             problems.append(f"{path}:{n}: malformed manifest line")
             continue
         listed.add(rel)
         target = folder / rel
-        if not target.is_file():
-            problems.append(f"{target}: listed in {CHECKSUMS} but missing")
-        elif hashlib.sha256(target.read_bytes()).hexdigest() != digest:
-            problems.append(f"{target}: sha256 does not match {CHECKSUMS}")
+        try:
+            if not target.is_file():
+                problems.append(f"{target}: listed in {CHECKSUMS} but missing")
+            elif hashlib.sha256(target.read_bytes()).hexdigest() != digest:
+                problems.append(f"{target}: sha256 does not match {CHECKSUMS}")
+        except OSError as err:     # a name too long, an unreadable file
+            problems.append(f"{path}:{n}: cannot read the file it lists ({err.strerror or err})")
     for target in sorted(p for p in folder.rglob("*") if p.is_file()):
         rel = target.relative_to(folder).as_posix()
         if rel != CHECKSUMS and rel not in listed and not rel.startswith("."):
@@ -226,19 +275,50 @@ def check_manifest(folder: Path) -> List[str]:
     return problems
 
 
+def _inside(rel: str) -> bool:
+    """A manifest path that names a file inside the folder: relative, no ``..``, no NUL."""
+    parts = rel.split("/")
+    return bool(rel) and not rel.startswith("/") and "\x00" not in rel and ".." not in parts \
+        and "\ufffd" not in rel
+
+
+# release_info.json: each field every reader relies on, and the check its value must pass
+_INFO_FIELDS: Dict[str, Callable[[object], bool]] = {
+    "seed_set": lambda v: isinstance(v, str),
+    "master_seed": lambda v: type(v) is int,
+    "per_type": lambda v: isinstance(v, dict) and set(v) == {"A", "B"}
+    and all(type(n) is int and n >= 0 for n in v.values()),
+    "families": lambda v: isinstance(v, list) and all(isinstance(n, str) for n in v),
+    "difficulties": lambda v: isinstance(v, list) and all(type(d) is int and d in (1, 2, 3) for d in v),
+}
+_INFO_EXPECTED = {"seed_set": "a string", "master_seed": "an integer",
+                  "per_type": "{\"A\": N, \"B\": N} with N >= 0",
+                  "families": "a list of family names", "difficulties": "a list of 1, 2, 3"}
+
+
 def read_release_info(folder: Path) -> dict:
+    """``release_info.json``, checked for every field a reader relies on (one
+    :class:`DataError` naming the file and field otherwise)."""
+    from mira_math.generators.schema import read_json_object
+
     path = folder / RELEASE_INFO
-    try:
-        info = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError("release info missing", str(path)) from None
-    except json.JSONDecodeError as err:
-        raise DataError(f"not valid JSON: {err}", str(path), err.lineno) from None
-    for key, kind in (("seed_set", str), ("master_seed", int), ("per_type", dict),
-                      ("families", list), ("difficulties", list)):
-        if not isinstance(info.get(key), kind):
+    if not path.exists():
+        raise DataError("release info missing", str(path))
+    info = read_json_object(path)
+    for key, ok in _INFO_FIELDS.items():
+        if not ok(info.get(key)):
+            raise DataError(f"expected {_INFO_EXPECTED[key]}", str(path), 0, key)
+    for key, kind in (("generator_version", str), ("total", int), ("counts", dict),
+                      ("disjoint_from", list), ("regenerable", bool)):
+        if key in info and not isinstance(info[key], kind):
             raise DataError(f"expected {kind.__name__}", str(path), 0, key)
     return info
+
+
+def is_imported(folder: Path) -> bool:
+    """Whether ``folder`` is an imported reference release (read strictly, not regenerable);
+    a broken ``release_info.json`` is a :class:`DataError` naming it."""
+    return (folder / RELEASE_INFO).exists() and read_release_info(folder).get("regenerable") is False
 
 
 def verify_release(folder: Path, progress: Optional[Callable[[], None]] = None) -> VerifyReport:
@@ -303,4 +383,5 @@ def family_files(folder: Path) -> List[Path]:
 
 
 __all__ = ["render_release", "write_release", "verify_release", "check_manifest", "read_jsonl",
+           "restore_interrupted",
            "family_files", "data_path"]

@@ -25,6 +25,7 @@ class DataError(MiraError, ValueError):
     def __init__(self, message: str, path: str = "<memory>", line: int = 0, field_name: str = ""):
         where = f"{path}:{line}" if line else path
         self.path, self.line, self.field_name = path, line, field_name
+        self.reason = f"field {field_name!r}: {message}" if field_name else message   # without the place
         super().__init__(f"{where}: field {field_name!r}: {message}" if field_name else f"{where}: {message}")
 
 
@@ -114,8 +115,12 @@ def encode_latent(latent: dict) -> str:
 
 
 def decode_latent(text: str) -> dict:
-    """Inverse of :func:`encode_latent`: ``"p/q"`` strings become ``Fraction``, arrays lists."""
-    return _revive(json.loads(text))
+    """Inverse of :func:`encode_latent`: ``"p/q"`` strings become ``Fraction``, arrays lists.
+    Text nested too deeply to read is a ``ValueError`` like any other bad JSON."""
+    try:
+        return _revive(json.loads(text))
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
 
 
 def _revive(obj: Any) -> Any:
@@ -258,9 +263,36 @@ def loads_line(raw: bytes, path: str, number: int) -> Any:
         raise DataError("not valid JSON: nested too deeply", path, number) from None
     except ValueError as err:   # JSONDecodeError, or an integer with too many digits
         raise DataError(f"not valid JSON: {err}", path, number) from None
+    refuse_lone_surrogates(text, value, path, number)
+    return value
+
+
+def refuse_lone_surrogates(text: str, value: Any, path: str, number: int) -> None:
+    """A :class:`DataError` naming the field when ``value`` (parsed from the JSON ``text``)
+    holds a lone surrogate; the scan runs only when the text has such an escape."""
     if "\\u" in text and _SURROGATE_ESCAPE.search(text):
         _check_encodable(value, path, number)
+
+
+def read_json_object(path: "str | Path") -> Dict[str, Any]:
+    """A JSON file whose top level must be an object (``release_info.json``, a run's
+    ``manifest.json``): every way it can be unreadable (a folder, a missing file, bad UTF-8,
+    bad JSON, nesting too deep, a huge integer, a lone surrogate, another top level) is one
+    :class:`DataError` naming the file."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise DataError(f"cannot read: {err.strerror or err}", str(path)) from None
+    value = loads_line(data, str(path), 0)
+    if not isinstance(value, dict):
+        raise DataError(f"expected a JSON object at the top level, got {_json_kind(value)}", str(path))
     return value
+
+
+def _json_kind(value: Any) -> str:
+    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+             int: "a number", float: "a number", type(None): "null"}
+    return names.get(type(value), type(value).__name__)
 
 
 def read_jsonl(path: "str | Path") -> Iterator[Instance]:

@@ -4,9 +4,10 @@ format."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Dict, List
+
+from mira_math.generators.schema import DataError, loads_line
 
 _HINT_KEYS = ("hint_id", "kind", "providers", "consumers")
 
@@ -21,16 +22,17 @@ class Record:
     def __init__(self, raw: Any, line: int = 0):
         self.raw, self.line = raw, line
         if not isinstance(raw, dict):
-            raise FormatError(f"line {line}: not a JSON object")
+            raise FormatError(f"expected a JSON object, got {type(raw).__name__}")
         for key in ("id", "family", "difficulty", "answer_type", "global_solution",
                     "global_metadata", "agent_views", "minimal_hint_spec"):
             if key not in raw:
-                raise FormatError(f"line {line}: field {key!r} missing")
+                raise FormatError(f"field {key!r} missing")
         self.id: str = raw["id"]
         self.family: str = raw["family"]
         self.difficulty: int = raw["difficulty"]
         if not isinstance(self.id, str) or not isinstance(self.family, str):
-            raise FormatError(f"line {line}: id and family must be strings")
+            raise FormatError("fields 'id' and 'family' must be strings, got "
+                              f"{type(raw['id']).__name__} and {type(raw['family']).__name__}")
         if self.difficulty not in (1, 2, 3) or isinstance(self.difficulty, bool):
             raise FormatError(f"{self.id}: difficulty {self.difficulty!r} is not 1, 2 or 3")
         views = {v.get("agent_id"): v.get("private_data", {}) for v in raw["agent_views"]}
@@ -80,15 +82,17 @@ def read_source(path: Path) -> List[Record]:
     for number, raw_line in enumerate(data.splitlines(), start=1):
         if not raw_line.strip():
             continue
-        try:
-            raw = json.loads(raw_line.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise FormatError(f"{path}:{number}: not valid JSON: {err}") from None
+        try:   # bad UTF-8 or JSON, nesting too deep, huge integers, lone surrogates
+            raw = loads_line(raw_line, str(path), number)
+        except DataError as err:
+            raise FormatError(str(err)) from None
         try:
             rec = Record(raw, number)
-        except (KeyError, TypeError, AttributeError) as err:
+        except FormatError as err:
+            raise FormatError(f"{path}:{number}: {err}") from None
+        except (KeyError, TypeError, AttributeError, IndexError, ValueError, RecursionError) as err:
             raise FormatError(f"{path}:{number}: not a reference record: "
-                              f"{type(err).__name__}: {err}") from None
+                              f"{type(err).__name__}: {str(err)[:200]}") from None
         if rec.id in seen:
             raise FormatError(f"{path}:{number}: duplicate id {rec.id!r} (first on line "
                               f"{seen[rec.id]})")

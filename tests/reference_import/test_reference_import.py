@@ -218,7 +218,7 @@ def test_format_errors_name_the_line(tmp_path):
     raw = json.loads(FIXTURE.read_text(encoding="utf-8").splitlines()[0])
     del raw["minimal_hint_spec"]
     bad.write_text(json.dumps(raw) + "\n", encoding="utf-8")
-    with pytest.raises(FormatError, match="line 1: field 'minimal_hint_spec' missing"):
+    with pytest.raises(FormatError, match="bad.jsonl:1: field 'minimal_hint_spec' missing"):
         read_source(bad)
     assert main(["import-reference", str(bad), "--out", str(tmp_path / "o")]) == 2
     twice = tmp_path / "twice.jsonl"

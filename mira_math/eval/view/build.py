@@ -131,7 +131,8 @@ def _run_doc(info: RunInfo) -> Dict[str, Any]:
     return {"label": info.label, "solver": info.get("solver"), "responder": info.get("responder"),
             "regime": info.regime, "condition": info.condition, "protocol": info.get("protocol"),
             "split": info.split, "decoding": info.decoding, "run_hash": info.run_hash,
-            "dirs": [str(d) for d in info.dirs], "expected": info.expected,
+            "dirs": [Path(d).name for d in info.dirs],   # by name: no machine path in a shared page
+            "expected": info.expected,
             "transcripts": info.transcripts, "models": models}
 
 
@@ -295,7 +296,8 @@ class _Builder:
         else:
             found = next(iter(first.values()), None)
         if found is None:
-            names = ", ".join(str(self.paths[f]) for f in files)
+            names = ", ".join(str(self.paths[f]) for f in files[:3]) + (
+                f" and {len(files) - 3} more" if len(files) > 3 else "")
             raise ScoringError(f"{where}: instance {tid} is in none of the dataset files {names}")
         _, _, seed, index, family, type_, difficulty, cand, hints = found
         return index, family, type_, difficulty, seed, cand, json.loads(hints)

@@ -232,8 +232,11 @@
     if (location.hash !== h) history.replaceState(null, "", h);
   }
   function readHash() {
-    var q = {}; location.hash.replace(/^#/, "").split("&").forEach(function (kv) { var p = kv.split("="); if (p[0]) q[p[0]] = decodeURIComponent(p[1] || ""); });
-    if (q.cmp !== undefined && q.cmp !== "") cmpRun = +q.cmp;
+    var q = {}; location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
+      var p = kv.split("=");   // a malformed escape (#id=%E0%A4%A) is ignored, not thrown
+      try { if (p[0]) q[decodeURIComponent(p[0])] = decodeURIComponent(p[1] || ""); } catch (e) { /* skip it */ }
+    });
+    if (/^\d+$/.test(q.cmp || "") && +q.cmp < D.runs.length) cmpRun = +q.cmp;   // else ignored
     if (q.id === undefined) return;
     allRows().then(function () {        // an id anywhere in the table: every row is needed
       for (var k = 0; k < N; k++) if (R.id[k] === q.id && String(R.run[k]) === (q.run || "0")) {

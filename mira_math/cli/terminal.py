@@ -1,0 +1,53 @@
+"""What ``mira-math`` prints reaches a terminal with control characters escaped: an id, an
+answer or a path from a data file cannot clear the screen, move the cursor, set the window
+title or hide text (ESC sequences, C1 controls, DEL, a carriage return mid-line). Every write
+to stdout and stderr goes through :class:`TerminalSafe` while a command runs, so no error,
+progress or report line needs to remember it."""
+
+from __future__ import annotations
+
+import re
+import sys
+from contextlib import contextmanager
+from typing import Any, Iterator, TextIO
+
+# C0 controls except tab and newline, DEL, and the C1 controls (U+0080-U+009F)
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with each control character shown as a ``\\xNN`` escape."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+
+
+class TerminalSafe:
+    """A text stream that escapes control characters before writing to ``stream``. A
+    carriage return that starts a write is kept: that is a progress bar redrawing its line
+    (tqdm), never text from a file."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        if not _CONTROL.search(text):
+            return self.stream.write(text)
+        if text.startswith("\r"):
+            self.stream.write("\r" + terminal_safe(text[1:]))
+        else:
+            self.stream.write(terminal_safe(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:   # flush, isatty, fileno, encoding, ...
+        return getattr(self.stream, name)
+
+
+@contextmanager
+def safe_streams() -> Iterator[None]:
+    """stdout and stderr escaped for the duration of the block (one command)."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout = TerminalSafe(out)
+    sys.stderr = TerminalSafe(err)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = out, err
