@@ -11,13 +11,20 @@ import sys
 from contextlib import contextmanager
 from typing import Any, Iterator, TextIO
 
-# C0 controls except tab and newline, DEL, and the C1 controls (U+0080-U+009F)
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 controls except tab and newline, DEL, and the C1 controls (U+0080-U+009F); a colour
+# sequence (SGR, ``ESC [ digits ; ... m``) is kept whole: libraries the command imports (vLLM's
+# logger) colour their lines when the stream is a terminal, and SGR can neither move the cursor,
+# clear the screen nor set the title.
+_CONTROL = re.compile("(\x1b\\[[0-9;]{0,32}m)|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _escape(match: "re.Match[str]") -> str:
+    return match.group(1) or f"\\x{ord(match.group(0)):02x}"
 
 
 def terminal_safe(text: str) -> str:
-    """``text`` with each control character shown as a ``\\xNN`` escape."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+    """``text`` with each control character shown as a ``\\xNN`` escape (colour sequences kept)."""
+    return _CONTROL.sub(_escape, text)
 
 
 class TerminalSafe:

@@ -24,6 +24,14 @@ def test_terminal_safe_escapes_c0_c1_del_and_esc_but_not_tab_or_newline():
     assert terminal_safe("a\tb\nc é ∑") == "a\tb\nc é ∑"
 
 
+def test_colour_sequences_pass_but_no_other_escape_sequence():
+    """vLLM's logger colours its lines on a terminal: those stay colours, while a cursor move,
+    a screen clear or a title set around them is still escaped."""
+    coloured = "\x1b[32mINFO\x1b[0m 12-03 [core.py:1] ready"
+    assert terminal_safe(coloured) == coloured
+    assert terminal_safe("\x1b[1;31mX\x1b[2J\x1b[H\x1b]0;t\x07") == "\x1b[1;31mX\\x1b[2J\\x1b[H\\x1b]0;t\\x07"
+
+
 def test_a_progress_bar_keeps_its_leading_carriage_return():
     out = io.StringIO()
     stream = TerminalSafe(out)
