@@ -8,7 +8,7 @@ import re
 import pytest
 
 from mira_math.eval.scoring import group_runs, load_run
-from mira_math.eval.view.build import TRACE_CODES, ViewError, action_span, build_view, js_literal
+from mira_math.eval.view.build import TRACE_CODES, ViewError, build_view, js_literal
 from mira_math.cli.main import main
 
 
@@ -22,24 +22,6 @@ def test_js_literal_cannot_close_a_script():
     text = js_literal({"raw": "</script><b>&\u2028"})
     assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
     assert json.loads(text) == {"raw": "</script><b>&\u2028"}
-
-
-@pytest.mark.parametrize("raw, action, content, marked", [
-    ("ANSWER: 3", "answer", "3", "ANSWER: 3"),
-    ("Let me think. 3 is odd.\nREQUEST: What is x?", "request", "What is x?", "REQUEST: What is x?"),
-    ("ANSWER: 3\nso the answer is 3", "answer", "3", "ANSWER: 3"),
-    ("**Answer:**\n7/2", "answer", "7/2", "Answer:**\n7/2"),
-    ("😀 ANSWER: 5", "answer", "5", "ANSWER: 5"),
-])
-def test_action_span_marks_the_parsed_action(raw, action, content, marked):
-    start, end = action_span(raw, action, content)
-    utf16 = raw.encode("utf-16-le")
-    assert utf16[2 * start:2 * end].decode("utf-16-le") == marked
-
-
-def test_action_span_of_a_format_error_is_none():
-    assert action_span("no action here", "format_error", "") is None
-    assert action_span(None, "answer", "3") is None
 
 
 def test_build_writes_pages_that_agree_with_scoring(demo_runs, tmp_path):
@@ -68,13 +50,12 @@ def test_build_writes_pages_that_agree_with_scoring(demo_runs, tmp_path):
     # the precomputed summary counts what the rows hold
     assert sum(e[2] + e[6] for e in index["summary"]) == 4620
     assert sum(e[5] for e in index["summary"]) == sum(1 for c in rows["trace"] if c == TRACE_CODES["correct"])
-    # a transcript page holds the annotated transcripts at the positions the rows name
-    _, n, page, notes = _load_js(out / "data" / "t-0000.js", "MIRA.page")
-    assert n == 0 and page[rows["t"][0]]["id"] == rows["id"][0]
-    offer = next(j for j, t in enumerate(page[0]["turns"]) if t["role"] == "responder")
-    assert notes[0][offer] is True                        # the offer quotes a canonical line
-    assert isinstance(notes[0][0], list)                  # the solver's request is located
-    _, _, insts, _ = _load_js(out / "data" / "i-0000.js", "MIRA.page")
+    # a transcript page holds the transcripts, as read, at the positions the rows name
+    _, n, page = _load_js(out / "data" / "t-0000.js", "MIRA.page")
+    with (demo_runs["reference"] / "transcripts.jsonl").open(encoding="utf-8") as fh:
+        assert n == 0 and page[0] == json.loads(fh.readline())
+    assert page[rows["t"][0]]["id"] == rows["id"][0]
+    _, _, insts = _load_js(out / "data" / "i-0000.js", "MIRA.page")
     assert insts[rows["inst"][0]]["id"] == rows["id"][0]
 
 
