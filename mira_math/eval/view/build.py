@@ -291,7 +291,7 @@ class _Builder:
         raise ScoringError(f"{where}: instance {tid} is in none of the dataset files {names}")
 
     # ------------------------------------------------------------ the table
-    def _chunk(self, number: int, columns: Dict[str, List[Any]]) -> int:
+    def _chunk(self, number: int, columns: Dict[str, Sequence[Any]]) -> int:
         _write_js(self.data / f"r-{number:04d}.js", "MIRA.page", "r", number, columns)
         return number + 1
 
@@ -301,22 +301,13 @@ class _Builder:
         self.instances.flush()
         families = sorted({family for family, _ in self.summary})
         fam_index = {f: n for n, f in enumerate(families)}
-        chunks = 0
-        columns: Dict[str, List[Any]] = {c: [] for c in ROW_COLUMNS}
-        cols = list(columns.values())
-        rows = 0
-        for row in self.store.ordered_rows():
-            inst, run, t, trace, unreadable, fmt, nonc, req, off, ans, reason, tid, family, type_, difficulty = row
-            for column, value in zip(cols, (run, inst, t, trace, unreadable, fmt, nonc, req, off, ans, reason,
-                                            tid, fam_index[family], type_, difficulty)):
-                column.append(value)
-            rows += 1
-            if rows % self.chunk_rows == 0:
-                chunks = self._chunk(chunks, columns)
-                columns = {c: [] for c in ROW_COLUMNS}
-                cols = list(columns.values())
-        if columns["run"]:
+        chunks = rows = 0
+        for batch in self.store.ordered_rows(self.chunk_rows):      # one chunk per batch
+            inst, run, t, trace, unreadable, fmt, nonc, req, off, ans, reason, tid, family, type_, diff = zip(*batch)
+            columns = dict(zip(ROW_COLUMNS, (run, inst, t, trace, unreadable, fmt, nonc, req, off, ans, reason, tid,
+                                             [fam_index[f] for f in family], type_, diff), strict=True))
             chunks = self._chunk(chunks, columns)
+            rows += len(batch)
         summary = sorted([fam_index[family], r, *acc] for (family, r), acc in self.summary.items())
         return {
             "version": VIEW_VERSION, "page_size": page_size, "chunk_rows": self.chunk_rows,

@@ -11,7 +11,6 @@ the stream does not find costs an indexed query.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from pathlib import Path
@@ -38,8 +37,10 @@ Found = Tuple[int, str, str, int, str, Optional[int], Tuple[str, ...]]
 
 
 def line_digest(raw: bytes) -> int:
-    """A dataset line's identity (its bytes), as a signed 64-bit integer SQLite can key on."""
-    return int.from_bytes(hashlib.blake2b(raw.rstrip(b"\r\n"), digest_size=8).digest(), "big", signed=True)
+    """A dataset line's identity (its bytes) within one build, as a 64-bit integer SQLite can key on:
+    Python's hash of the bytes (SipHash, keyed per process; the store lives only as long as the
+    process, and two distinct lines collide with probability about n^2 / 2^65)."""
+    return hash(raw.rstrip(b"\r\n"))
 
 
 def encode_hints(hints: Sequence[str]) -> str:
@@ -152,15 +153,16 @@ class RowStore:
         self.db.executemany("INSERT INTO row VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", self._rows)
         self._rows.clear()
 
-    def ordered_rows(self) -> Iterator[Tuple[Any, ...]]:
-        """Every row in table order (instance, run, position): the primary key's order, streamed."""
+    def ordered_rows(self, size: int) -> Iterator[List[Tuple[Any, ...]]]:
+        """Every row in table order (instance, run, position): the primary key's order, streamed
+        in batches of ``size`` rows."""
         self._flush_rows()
         cursor = self.db.execute("SELECT * FROM row ORDER BY inst, run, t")
         while True:
-            batch = cursor.fetchmany(BATCH)
+            batch = cursor.fetchmany(size)
             if not batch:
                 return
-            yield from batch
+            yield batch
 
     def close(self) -> None:
         self.db.close()
