@@ -10,7 +10,7 @@ alike; the ratio is given in wall and in CPU seconds. The runs are bench_score's
 the release's instances repeated under new ids, alternating reference and noask transcripts.
 The 1M size writes about 2 GB of synthetic run and 2 GB of viewer under ``--tmp``.
 
-    .venv/bin/python benchmarks/bench_view.py [--sizes 10000 100000 1000000] [--repeat 3] [--no-browser]
+    .venv/bin/python benchmarks/bench_view.py [--sizes 10000 100000 1000000] [--repeat 3] [--no-browser] [--parts]
 """
 
 from __future__ import annotations
@@ -47,6 +47,40 @@ def read_time(path: Path) -> tuple:
     return wall, cpu
 
 
+PARTS = """
+import json, sys, time
+from mira_math.eval.scoring import InstanceInfo, instance_stats
+run = sys.argv[1]
+def cpu(fn):
+    t = time.process_time(); fn(); return time.process_time() - t
+def parse(name):
+    with open(f"{run}/{name}", "rb") as fh:
+        for line in fh:
+            json.loads(line)
+def stats():    # the synthetic run's transcript k is about its dataset line k
+    with open(f"{run}/transcripts.jsonl", "rb") as tr, open(f"{run}/data.jsonl", "rb") as ds:
+        for t, d in zip(tr, ds):
+            t, d = json.loads(t), json.loads(d)
+            instance_stats(t, InstanceInfo(d["seed_set"], d["id"], d["family"], d["type"], d["difficulty"],
+                                           d["candidate_answers"], frozenset(h["constraint"] for h in d["hints"])))
+read, data = cpu(lambda: parse("transcripts.jsonl")), cpu(lambda: parse("data.jsonl"))
+print("PARTS", read, data, cpu(stats) - read - data)
+"""
+
+
+def floor_parts(run: Path) -> str:
+    """CPU seconds of the parts no build can skip, in one process: parsing the transcripts (the
+    read), parsing the dataset, and scoring's ``instance_stats`` of every transcript."""
+    proc = subprocess.run([sys.executable, "-c", PARTS, str(run)], cwd=ROOT, capture_output=True, text=True)
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("PARTS ")), None)
+    if line is None:
+        return f"parts failed: {proc.stderr[-300:]}"
+    read, data, stats = map(float, line.split()[1:])
+    return (f"CPU s in one process: read {read:.2f}, dataset parse {data:.2f}, "
+            f"instance_stats (and its InstanceInfo) {stats:.2f}: "
+            f"{(read + data + stats) / read:.2f}x the read before any page is written")
+
+
 def browser_times(folder: Path) -> str:
     try:
         from playwright.sync_api import sync_playwright
@@ -80,6 +114,7 @@ def main() -> None:
     parser.add_argument("--sizes", nargs="*", type=int, default=[10_000, 100_000])
     parser.add_argument("--repeat", type=int, default=3, help="read and build this many times each, alternating")
     parser.add_argument("--no-browser", action="store_true")
+    parser.add_argument("--parts", action="store_true", help="also the CPU of the parts no build can skip")
     parser.add_argument("--tmp", type=Path, default=None, help="where the runs and viewers are written")
     args = parser.parse_args()
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
@@ -111,6 +146,8 @@ def main() -> None:
             print(f"{n:>11} {read_s:7.2f} {read_cpu:6.2f} {view_s:7.2f} {view_cpu:6.2f} {view_s / read_s:5.2f} "
                   f"{view_cpu / read_cpu:5.2f} {peaks[n]:8.0f} {size / 2**20:11.0f} {len(files):>6}  {shown}",
                   flush=True)
+            if args.parts:
+                print(f"{'':>11} {floor_parts(run)}", flush=True)
             shutil.rmtree(run)
             shutil.rmtree(out)
     print(f"load average at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
