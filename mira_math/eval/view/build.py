@@ -30,9 +30,10 @@ from mira_math.eval.view.store import Matcher, RowStore, line_digest
 from mira_math.generators.errors import MiraError
 from mira_math.generators.schema import instance_from_dict, loads_line
 
-VIEW_VERSION = "2"
+VIEW_VERSION = "3"
 DATA_DIR = "data"
-DEFAULT_PAGE_SIZE = 100          # transcripts (or instances) per lazily loaded data file
+DEFAULT_PAGE_SIZE = 1_000        # at most this many transcripts (or instances) per lazily loaded data file,
+PAGE_BYTES = 1 << 20             # and a page is closed once it holds this many bytes (long dialogues)
 DEFAULT_CHUNK_ROWS = 5_000       # table rows per chunk: the page opens on the first one
 ROW_COLUMNS = ("run", "inst", "t", "trace", "unreadable", "fmt", "nonc", "req", "off", "ans", "reason",
                "id", "fam", "type", "diff")
@@ -134,16 +135,22 @@ class _Pager:
     """Records written into numbered page files (``KIND-NNNN.js``) as they come: at most one
     page is in memory. A record is its JSON line as read, bytes untouched (it parsed as JSON, and
     JSON is a JavaScript expression; these files are loaded by ``<script src>``, never inlined, so
-    no text in them can close a script element)."""
+    no text in them can close a script element). A page ends at ``size`` records or
+    :data:`PAGE_BYTES` bytes, so ``starts`` (each page's first record, in the index) tells the
+    page which file holds a record: few files for short dialogues, small ones for long."""
 
     def __init__(self, data: Path, kind: str, size: int):
         self.data, self.kind, self.size = data, kind, size
-        self.pages = 0
+        self.pages = self.count = self.bytes = 0
         self.items: List[bytes] = []
+        self.starts: List[int] = []
 
     def add(self, raw: bytes) -> None:
-        self.items.append(raw.strip())
-        if len(self.items) >= self.size:
+        item = raw.strip()
+        self.items.append(item)
+        self.count += 1
+        self.bytes += len(item)
+        if len(self.items) >= self.size or self.bytes >= PAGE_BYTES:
             self.flush()
 
     def flush(self) -> None:
@@ -151,8 +158,9 @@ class _Pager:
             path = self.data / f"{self.kind}-{self.pages:04d}.js"
             path.write_bytes(b"MIRA.page(%s,%d,[%s]);\n" % (js_literal(self.kind).encode("utf-8"), self.pages,
                                                               b",".join(self.items)))
+            self.starts.append(self.count - len(self.items))
             self.pages += 1
-            self.items = []
+            self.items, self.bytes = [], 0
 
 
 class _LastLine:
@@ -311,6 +319,7 @@ class _Builder:
         summary = sorted([fam_index[family], r, *acc] for (family, r), acc in self.summary.items())
         return {
             "version": VIEW_VERSION, "page_size": page_size, "chunk_rows": self.chunk_rows,
+            "page_starts": {"t": self.transcripts.starts, "i": self.instances.starts},
             "rows": rows, "chunks": chunks, "instances": self.store.instances,
             "runs": [_run_doc(info) for info in runs], "families": families,
             "trace_classes": list(TRACE_CODES), "difficulties": sorted(self.difficulties),

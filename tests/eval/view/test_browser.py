@@ -189,6 +189,18 @@ def test_action_span_marks_the_parsed_action(browser, demo_view, raw, action, co
     v.close()
 
 
+def test_a_dialogue_on_a_later_page_of_small_pages(browser, demo_runs, tmp_path, monkeypatch):
+    """Pages closed by their byte bound: the page finds each transcript through the index."""
+    from mira_math.eval.view import build
+
+    monkeypatch.setattr(build, "PAGE_BYTES", 20_000)
+    build_view([demo_runs["reference"], demo_runs["noask"]], tmp_path / "small")
+    v = Page(browser, tmp_path / "small", "#run=1&id=ste-002309")
+    v.wait("document.querySelector('#detail .dhead .id')?.textContent === 'ste-002309'")
+    assert "noask" in v.page.locator("#detail .col").first.inner_text()
+    v.close()
+
+
 def test_model_text_is_escaped(browser, demo_view, demo_runs):
     v = Page(browser, demo_view, f"#run=1&id={demo_runs['first']}")
     p = v.page

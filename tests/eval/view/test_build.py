@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from mira_math.eval.scoring import ScoringError, group_runs, load_run, resolve_data_file
-from mira_math.eval.view import store
+from mira_math.eval.view import build, store
 from mira_math.eval.view.build import TRACE_CODES, ViewError, build_view, js_literal
 from mira_math.cli.main import main
 
@@ -140,3 +140,20 @@ def test_an_id_in_two_seed_sets_is_found_by_its_seed_set(demo_runs, tmp_path):
     path.write_text(json.dumps(rows[0]) + "\n", encoding="utf-8")   # no seed set: two instances match
     with pytest.raises(ScoringError, match=r"transcripts.jsonl:1: field 'seed_set': id .* several seed sets"):
         build_view([run], tmp_path / "view")
+
+
+def test_pages_end_at_their_byte_bound_and_the_index_says_where(demo_runs, tmp_path, monkeypatch):
+    monkeypatch.setattr(build, "PAGE_BYTES", 20_000)
+    out = tmp_path / "view"
+    build_view([demo_runs["reference"]], out)
+    (index,) = _load_js(out / "data" / "index.js", "MIRA.index")
+    starts = index["page_starts"]["t"]
+    assert len(starts) > 10 and starts[0] == 0 and starts == sorted(starts)
+    read = []
+    for n, first in enumerate(starts):
+        _, number, page = _load_js(out / "data" / f"t-{n:04d}.js", "MIRA.page")
+        assert number == n and len(read) == first
+        assert len(page) == 1 or len(json.dumps(page[:-1])) < 20_000 * 1.1   # closed once over the bound
+        read += page
+    lines = (demo_runs["reference"] / "transcripts.jsonl").read_text(encoding="utf-8").splitlines()
+    assert read == [json.loads(x) for x in lines]

@@ -8,7 +8,7 @@
   "use strict";
   var TRACE = ["no canonical hint", "hint but wrong", "correct", "errored"];
   var COLORS = ["#2f6fd6", "#d6552f", "#2fa56f", "#8e6fd6", "#c9a227", "#2fb3c9", "#c92f8e", "#6b7380"];
-  var D = null, P = 100, N = 0, CH = 5000;
+  var D = null, N = 0, CH = 5000;
   var pages = { t: {}, i: {}, r: {} }, waiting = { t: {}, i: {}, r: {} };
   var filtered = new Int32Array(0), selPos = -1, selRow = -1, cmpRun = -1;
   var R = null, chunkLoaded = [], chunksLoaded = 0, busy = 0;   // the table's columns, filled chunk by chunk
@@ -40,8 +40,13 @@
       document.body.appendChild(s);
     });
   }
-  function transcript(pos) { return load("t", Math.floor(pos / P)).then(function (p) { return p[pos % P]; }); }
-  function instance(i) { return load("i", Math.floor(i / P)).then(function (p) { return p[i % P]; }); }
+  function record(kind, pos) {           // the page holding record pos: the last page starting at or before it
+    var starts = D.page_starts[kind], lo = 0, hi = starts.length - 1;
+    while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (starts[mid] <= pos) lo = mid; else hi = mid - 1; }
+    return load(kind, lo).then(function (p) { return p[pos - starts[lo]]; });
+  }
+  function transcript(pos) { return record("t", pos); }
+  function instance(i) { return record("i", i); }
 
   window.MIRA = {
     page: function (kind, n, items) {
@@ -51,7 +56,7 @@
       (waiting[kind][n] || []).forEach(function (f) { f(items); });
       delete waiting[kind][n];
     },
-    index: function (data) { D = data; P = data.page_size; N = data.rows; CH = data.chunk_rows; init(); },
+    index: function (data) { D = data; N = data.rows; CH = data.chunk_rows; init(); },
     actionSpan: actionSpan,
     state: function () { return { shown: filtered.length, selected: selRow, compare: cmpRun, busy: busy > 0, chunks: chunksLoaded }; }
   };
