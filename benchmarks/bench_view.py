@@ -10,7 +10,7 @@ alike; the ratio is given in wall and in CPU seconds. The runs are bench_score's
 the release's instances repeated under new ids, alternating reference and noask transcripts.
 The 1M size writes about 2 GB of synthetic run and 2 GB of viewer under ``--tmp``.
 
-    .venv/bin/python benchmarks/bench_view.py [--sizes 10000 100000 1000000] [--repeat 3] [--no-browser] [--parts]
+    .venv/bin/python benchmarks/bench_view.py [--sizes 10000 100000 [1000000]] [--repeat 3] [--no-browser] [--parts]
 """
 
 from __future__ import annotations
