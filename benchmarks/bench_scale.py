@@ -37,9 +37,9 @@ import resource, subprocess, sys, time
 t = time.perf_counter()
 p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
 wall = time.perf_counter() - t
-kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
 sys.stderr.write(p.stderr[-1500:])
-print(f"BENCH {p.returncode} {wall:.3f} {kib}")
+print(f"BENCH {p.returncode} {wall:.3f} {usage.ru_maxrss} {usage.ru_utime + usage.ru_stime:.3f}")
 """
 
 
@@ -52,6 +52,7 @@ class Result:
     mib: float
     note: str = ""
     stderr: str = ""
+    cpu: float = 0.0
 
 
 def cli() -> str:
@@ -63,21 +64,22 @@ def cli() -> str:
 
 
 def parse_bench_line(stdout: str) -> tuple:
-    """(rc, seconds, MiB) from the wrapper's ``BENCH rc wall kib`` line; ru_maxrss is KiB."""
+    """(rc, seconds, MiB, CPU seconds) from the wrapper's ``BENCH rc wall kib cpu`` line; ru_maxrss
+    is KiB, CPU is the child's user + system time."""
     line = next((ln for ln in stdout.splitlines() if ln.startswith("BENCH ")), None)
     if line is None:
         raise ValueError("no BENCH line in wrapper output")
-    _, rc, wall, kib = line.split()
-    return int(rc), float(wall), int(kib) / 1024
+    _, rc, wall, kib, cpu = line.split()
+    return int(rc), float(wall), int(kib) / 1024, float(cpu)
 
 
 def measure(args: list) -> Result:
     proc = subprocess.run([sys.executable, "-c", WRAP, cli(), *args], cwd=ROOT, capture_output=True, text=True)
-    rc, wall, mib = parse_bench_line(proc.stdout)
+    rc, wall, mib, cpu = parse_bench_line(proc.stdout)
     note = ""
     if rc != 0 or "warn" in proc.stderr.lower() or "capacity" in proc.stderr.lower():
         note = " | ".join(ln.strip() for ln in proc.stderr.strip().splitlines()[-2:])[:160]
-    return Result(rc, wall, mib, note, proc.stderr)
+    return Result(rc, wall, mib, note, proc.stderr, cpu)
 
 
 def memory_ratio(peaks: dict, big: int = 100000, small: int = 2000):

@@ -10,7 +10,7 @@ measured twice: after ``score`` (it reuses scores.json) and cold (no scores.json
 every id checked against the selection) costs: ``score`` in one process with and without the
 checks, against the floor (reading and JSON-parsing every transcript line), medians of 3.
 
-Usage: python benchmarks/bench_score.py [--sizes 2000 10000 50000 100000] [--reverify]
+Usage: python benchmarks/bench_score.py [--sizes 2000 10000 50000 100000] [--reverify [--repeat 3]]
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -84,7 +85,7 @@ def measure(args: list) -> tuple:
 
 
 REVERIFY = """
-import json, statistics, sys, time
+import json, resource, statistics, sys, time
 from pathlib import Path
 from mira_math.eval import integrity, scoring
 run = Path(sys.argv[1])
@@ -103,31 +104,39 @@ def unchecked():
     finally:
         integrity.RunGuard.check = check
 out = {}
-for name, fn in (("floor", floor), ("no_checks", unchecked), ("reverify", scored)):
-    times = []
-    for _ in range(3):
-        t = time.perf_counter(); fn(); times.append(time.perf_counter() - t)
-    out[name] = statistics.median(times)
+runs = {name: [] for name in ("floor", "no_checks", "reverify")}
+for _ in range(int(sys.argv[2])):               # interleaved: a loaded machine slows all three alike
+    for name, fn in (("floor", floor), ("no_checks", unchecked), ("reverify", scored)):
+        t, c = time.perf_counter(), time.process_time()
+        fn()
+        runs[name].append((time.perf_counter() - t, time.process_time() - c))
+for name, times in runs.items():
+    out[name] = statistics.median(w for w, _ in times)
+    out[name + "_cpu"] = statistics.median(c for _, c in times)
+out["mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print("REVERIFY", json.dumps(out))
 """
 
 
-def reverify(sizes: list) -> None:
-    print("score in one process, medians of 3 (seconds); floor: read + json.loads every transcript line")
-    print(f"{'transcripts':>11}  {'floor s':>8}  {'no checks s':>11}  {'re-verify s':>11}  {'x floor':>7}")
+def reverify(sizes: list, repeat: int = 3) -> None:
+    print(f"score in one process, medians of {repeat} (wall s / CPU s); floor: read + json.loads every "
+          f"transcript line; MiB: the process's peak RSS; load average {os.getloadavg()[0]:.1f}")
+    print(f"{'transcripts':>11}  {'floor s':>11}  {'no checks s':>11}  {'re-verify s':>11}  {'x floor':>7}  "
+          f"{'x CPU':>5}  {'MiB':>5}")
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         base = base_runs(tmp)
         for size in sizes:
             run = synthetic_run(tmp, base, size)
-            proc = subprocess.run([sys.executable, "-c", REVERIFY, str(run)], cwd=ROOT, capture_output=True,
-                                  text=True)
+            proc = subprocess.run([sys.executable, "-c", REVERIFY, str(run), str(repeat)], cwd=ROOT,
+                                  capture_output=True, text=True)
             line = next((x for x in proc.stdout.splitlines() if x.startswith("REVERIFY ")), None)
             if line is None:
                 raise SystemExit(f"re-verification benchmark failed:\n{proc.stderr[-2000:]}")
             t = json.loads(line.split(" ", 1)[1])
-            print(f"{size:>11}  {t['floor']:>8.2f}  {t['no_checks']:>11.2f}  {t['reverify']:>11.2f}  "
-                  f"{t['reverify'] / t['floor']:>7.2f}", flush=True)
+            cells = "  ".join(f"{t[k]:>5.2f}/{t[k + '_cpu']:<5.2f}" for k in ("floor", "no_checks", "reverify"))
+            print(f"{size:>11}  {cells}  {t['reverify'] / t['floor']:>7.2f}  "
+                  f"{t['reverify_cpu'] / t['floor_cpu']:>5.2f}  {t['mib']:>5.0f}", flush=True)
             for p in run.iterdir():
                 p.unlink()
             run.rmdir()
@@ -137,9 +146,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", nargs="+", type=int, default=[2000, 10000, 50000, 100000])
     parser.add_argument("--reverify", action="store_true", help="the cost of re-verification")
+    parser.add_argument("--repeat", type=int, default=3, help="with --reverify: runs of each, interleaved")
     args = parser.parse_args()
     if args.reverify:
-        reverify(args.sizes)
+        reverify(args.sizes, args.repeat)
         return
     print("times: wall/CPU seconds of the command itself (imports excluded); MiB: peak RSS of its process")
     print(f"{'transcripts':>11}  {'MiB on disk':>11}  {'score s':>11}  {'score MiB':>9}  "

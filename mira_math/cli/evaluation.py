@@ -455,5 +455,6 @@ def add_commands(sub) -> None:
                     help="run directories written by eval (declared shards of one run are merged)")
     vw.add_argument("--out", type=Path, required=True, metavar="DIR",
                     help="output folder: index.html and data/")
-    vw.add_argument("--page-size", type=positive_int, default=100, metavar="N", help="transcripts per data file")
+    vw.add_argument("--page-size", type=positive_int, default=1000, metavar="N",
+                    help="at most N transcripts per data file (a file also ends at 1 MiB)")
     vw.set_defaults(func=cmd_view)

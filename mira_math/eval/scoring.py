@@ -19,6 +19,7 @@ excluded from every other metric; ``n`` counts the scored (non-errored) instance
 
 from __future__ import annotations
 
+import functools
 import gc
 import hashlib
 import json
@@ -68,8 +69,8 @@ class InstanceInfo:
     candidate_answers: Optional[int]
     canonical: frozenset                    # the hint constraints (canonical lines)
 
-    @property
-    def key(self) -> Tuple[str, str]:
+    @functools.cached_property
+    def key(self) -> Tuple[str, str]:       # read several times per transcript: built once
         return (self.seed_set, self.id)
 
 
@@ -121,16 +122,20 @@ def _json_lines(path: Path, digest: Optional[Any] = None, what: str = "a transcr
 def _instance_info(row: Any, where: str) -> InstanceInfo:
     if not isinstance(row, dict):
         raise ScoringError(f"{where}: not an instance object")
-    def get(name, kinds):
-        return _check(row.get(name), kinds, where, name)
-    hints = get("hints", (list,))
+    get = row.get
+    fields: Tuple[Any, ...] = (get("seed_set"), get("id"), get("family"), get("type"), get("difficulty"),
+                               get("candidate_answers"), get("hints"))
+    seed_set, tid, family, type_, difficulty, cand, hints = fields
+    if not (type(seed_set) is type(tid) is type(family) is type(type_) is str and type(difficulty) is int
+            and (cand is None or type(cand) is int) and type(hints) is list):     # the fast path: exact types
+        for name, kinds in (("seed_set", (str,)), ("id", (str,)), ("family", (str,)), ("type", (str,)),
+                            ("difficulty", (int,)), ("candidate_answers", (int, type(None))), ("hints", (list,))):
+            _check(row.get(name), kinds, where, name)
     canonical = []
     for h in hints:
         canonical.append(_check(h.get("constraint") if isinstance(h, dict) else None, (str,), where,
                                 "hints.constraint"))
-    return InstanceInfo(get("seed_set", (str,)), get("id", (str,)), get("family", (str,)),
-                        get("type", (str,)), get("difficulty", (int,)),
-                        get("candidate_answers", (int, type(None))) or None, frozenset(canonical))
+    return InstanceInfo(seed_set, tid, family, type_, difficulty, cand or None, frozenset(canonical))
 
 
 _INFO_CACHE: Dict[Tuple[str, str], List[InstanceInfo]] = {}

@@ -10,11 +10,11 @@ from bench_scale import memory_ratio, parse_bench_line  # noqa: E402
 
 
 def test_parse_bench_line_converts_kib_to_mib():
-    assert parse_bench_line("noise\nBENCH 0 1.250 51200\n") == (0, 1.25, 50.0)
+    assert parse_bench_line("noise\nBENCH 0 1.250 51200 0.750\n") == (0, 1.25, 50.0, 0.75)
 
 
 def test_parse_bench_line_keeps_failing_status():
-    assert parse_bench_line("BENCH 2 0.100 1024")[0] == 2
+    assert parse_bench_line("BENCH 2 0.100 1024 0.050")[0] == 2
 
 
 def test_parse_bench_line_without_line_raises():

@@ -26,18 +26,18 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from mira_math.eval.scoring import (MANIFEST, InstanceInfo, RunInfo, ScoringError, assign_labels, group_runs,
                                     instance_stats, iter_transcripts, resolve_data_file)
-from mira_math.eval.view.store import BATCH, RowStore, first_by_seed_set, line_digest
+from mira_math.eval.view.store import Matcher, RowStore, line_digest
 from mira_math.generators.errors import MiraError
 from mira_math.generators.schema import instance_from_dict, loads_line
 
-VIEW_VERSION = "2"
+VIEW_VERSION = "3"
 DATA_DIR = "data"
-DEFAULT_PAGE_SIZE = 100          # transcripts (or instances) per lazily loaded data file
+DEFAULT_PAGE_SIZE = 1_000        # at most this many transcripts (or instances) per lazily loaded data file,
+PAGE_BYTES = 1 << 20             # and a page is closed once it holds this many bytes (long dialogues)
 DEFAULT_CHUNK_ROWS = 5_000       # table rows per chunk: the page opens on the first one
 ROW_COLUMNS = ("run", "inst", "t", "trace", "unreadable", "fmt", "nonc", "req", "off", "ans", "reason",
                "id", "fam", "type", "diff")
 TRACE_CODES = {"no_canonical": 0, "canonical_wrong": 1, "correct": 2, "errored": 3}
-_KEYWORD_RE = re.compile(r"(REQUEST|ANSWER)\s*(?:\*\*|__)?\s*[:：]", re.IGNORECASE)
 _OWN_FILES = re.compile(r"^(index|[tir]-\d{4,})\.js$")
 
 
@@ -63,60 +63,18 @@ def js_literal(value: Any) -> str:
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
 
 
-def _utf16(text: str, index: int) -> int:
-    """A Python (code point) offset as a JavaScript (UTF-16) offset."""
-    return len(text[:index].encode("utf-16-le")) // 2
+_INSTANCE_KEYS = ("id", "family", "type", "difficulty", "level", "seed_set", "generator_version", "view",
+                  "responder", "hints", "answer", "candidate_answers", "latent")
 
 
-def action_span(raw: Any, action: str, content: str) -> Optional[List[int]]:
-    """Where the parsed action sits in the solver's raw text, as UTF-16 [start, end): from
-    the last ``REQUEST:``/``ANSWER:`` keyword through the action text after it. ``None`` for a
-    format error or when the text cannot be located (the page then highlights nothing)."""
-    if not isinstance(raw, str) or action not in ("request", "answer") or not content:
-        return None
-    keywords = list(_KEYWORD_RE.finditer(raw))
-    start = keywords[-1].start() if keywords else 0
-    pos = raw.find(content, start)
-    if pos < 0:
-        pos = raw.rfind(content)
-        if pos < 0:
-            return None
-        start = raw.rfind("\n", 0, pos) + 1
-    return [_utf16(raw, start), _utf16(raw, pos + len(content))]
-
-
-def _annotations(transcript: Mapping[str, Any], canonical_lines: Sequence[str]) -> List[Any]:
-    """Display hints, one per turn: a solver turn's action span, a responder turn's "the quoted
-    line is canonical by the dataset" (as scoring decides). The page sets them on the turns as
-    ``_span`` and ``_canonical``; the transcript itself is written as read."""
-    out: List[Any] = []
-    for turn in transcript.get("turns") or []:
-        role = turn.get("role") if isinstance(turn, dict) else None
-        if role == "solver":
-            out.append(action_span(turn.get("raw"), str(turn.get("action")), str(turn.get("content") or "")))
-        elif role == "responder":
-            out.append(turn.get("decision") == "offer" and turn.get("quoted_constraint") in canonical_lines)
-        else:
-            out.append(None)
-    return out
-
-
-def _raw_instance_doc(raw: Mapping[str, Any]) -> Dict[str, Any]:
-    """An instance line as the page shows it, straight from its JSON (the run's dataset checksum
-    vouches for the record; a line without these fields is named by ``instance_from_dict``)."""
-    view, answer = raw["view"], raw["answer"]
-    return {
-        "id": raw["id"], "family": raw["family"], "type": raw["type"], "difficulty": raw["difficulty"],
-        "level": raw["level"], "seed_set": raw["seed_set"], "generator_version": raw["generator_version"],
-        "budget": 3 * raw["difficulty"],
-        "view": {"context": view["context"], "facts": list(view["facts"]),
-                 "question": view["question"], "domain": view["domain"]},
-        "responder": list(raw["responder"]),
-        "hints": [{"slot": h["slot"], "constraint": h["constraint"], "value": h["value"]} for h in raw["hints"]],
-        "answer": {"type": answer["type"], "value": answer["value"], "components": list(answer["components"])},
-        "candidate_answers": raw["candidate_answers"],
-        "latent": raw["latent"],
-    }
+def _instance_fields(row: Any) -> Tuple[str, str, str, int, str, Optional[int], List[str]]:
+    """(id, family, type, difficulty, seed set, candidates, hint constraints) of an instance line,
+    straight from its JSON (the run's dataset checksum vouches for the record); a KeyError,
+    TypeError or AttributeError when the line lacks what the page shows."""
+    for key in _INSTANCE_KEYS:
+        row[key]
+    return (row["id"], row["family"], row["type"], row["difficulty"], row["seed_set"], row["candidate_answers"],
+            [h["constraint"] for h in row["hints"]])
 
 
 def _short(text: Any, limit: int = 48) -> str:
@@ -176,29 +134,34 @@ def _write_js(path: Path, call: str, *args: Any) -> None:
 
 class _Pager:
     """Records written into numbered page files (``KIND-NNNN.js``) as they come: at most one
-    page is in memory. A record is its JSON line as read (it parsed as JSON, and JSON is a
-    JavaScript expression; these files are loaded by ``<script src>``, never inlined, so no text
-    in them can close a script element), plus an encoded annotation, if any."""
+    page is in memory. A record is its JSON line as read, bytes untouched (it parsed as JSON, and
+    JSON is a JavaScript expression; these files are loaded by ``<script src>``, never inlined, so
+    no text in them can close a script element). A page ends at ``size`` records or
+    :data:`PAGE_BYTES` bytes, so ``starts`` (each page's first record, in the index) tells the
+    page which file holds a record: few files for short dialogues, small ones for long."""
 
     def __init__(self, data: Path, kind: str, size: int):
         self.data, self.kind, self.size = data, kind, size
-        self.pages = 0
-        self.items: List[str] = []
-        self.notes: List[Any] = []
+        self.pages = self.count = self.bytes = 0
+        self.items: List[bytes] = []
+        self.starts: List[int] = []
 
-    def add(self, raw: bytes, note: Any = None) -> None:
-        self.items.append(raw.decode("utf-8").strip())
-        self.notes.append(note)
-        if len(self.items) >= self.size:
+    def add(self, raw: bytes) -> None:
+        item = raw.strip()
+        self.items.append(item)
+        self.count += 1
+        self.bytes += len(item)
+        if len(self.items) >= self.size or self.bytes >= PAGE_BYTES:
             self.flush()
 
     def flush(self) -> None:
         if self.items:
             path = self.data / f"{self.kind}-{self.pages:04d}.js"
-            path.write_text(f"MIRA.page({js_literal(self.kind)},{self.pages},[{','.join(self.items)}],"
-                            f"{js_literal(self.notes)});\n", encoding="utf-8")
+            path.write_bytes(b"MIRA.page(%s,%d,[%s]);\n" % (js_literal(self.kind).encode("utf-8"), self.pages,
+                                                              b",".join(self.items)))
+            self.starts.append(self.count - len(self.items))
             self.pages += 1
-            self.items, self.notes = [], []
+            self.items, self.bytes = [], 0
 
 
 class _LastLine:
@@ -230,6 +193,7 @@ class _Builder:
         self.instances = _Pager(data, "i", page_size)
         self.files: Dict[Tuple[str, str], int] = {}        # (resolved path, sha256) -> file number
         self.paths: List[Path] = []
+        self.spans: List[Tuple[int, int]] = []              # file number -> its lines in the store
         self.summary: Dict[Tuple[str, int], List[int]] = {}  # (family, run) -> n, t0..t3, fmt, nonc, req
         self.difficulties: set = set()
         self.position = 0                                    # transcripts written so far
@@ -251,7 +215,7 @@ class _Builder:
             if key not in self.files:
                 self.files[key] = len(self.paths)
                 self.paths.append(path)
-                self._index(path, self.files[key])
+                self.spans.append(self._index(path))
             numbers.append(self.files[key])
         expected = dataset.get("checksum")
         if expected and digest.hexdigest() != expected:
@@ -259,83 +223,85 @@ class _Builder:
                                "ones this run used (checksum differs)")
         return numbers
 
-    def _index(self, path: Path, number: int) -> None:
-        """Every line of a dataset file: its instance (new ones written to the instance pages, in
-        dataset order) and where its id is found."""
-        batch = []
+    def _index(self, path: Path) -> Tuple[int, int]:
+        """Every line of a dataset file into the store, new instances into the instance pages (in
+        dataset order); returns the file's span of store lines."""
+        first = self.store.lines + 1
+        store, pages = self.store, self.instances
         with path.open("rb") as fh:
             for pos, raw in enumerate(fh):
                 if not raw.strip():
                     continue
                 row = loads_line(raw, str(path), pos + 1)
                 try:
-                    doc = _raw_instance_doc(row)
+                    tid, family, type_, difficulty, seed_set, cand, hints = _instance_fields(row)
                 except (KeyError, TypeError, AttributeError):
                     instance_from_dict(row, str(path), pos + 1)        # names the field
                     raise ScoringError(f"{path}:{pos + 1}: not an instance line") from None
-                index, new = self.store.add_instance(
-                    line_digest(raw), doc["id"], doc["family"], doc["type"], doc["difficulty"], doc["seed_set"],
-                    doc["candidate_answers"], [h["constraint"] for h in doc["hints"]])
+                index, new = store.add_instance(line_digest(raw))
                 if new:
-                    self.instances.add(raw)
-                batch.append((number, pos, doc["seed_set"], doc["id"], index))
-                if len(batch) >= BATCH:
-                    self.store.add_lines(batch)
-                    batch = []
-        self.store.add_lines(batch)
-
-    def lookup(self, tid: str, seed_set: Optional[str], files: List[int], where: str) -> Tuple[Any, ...]:
-        """The instance a transcript names, found as scoring's ``Dataset.lookup`` finds it:
-        (index, family, type, difficulty, seed set, candidates, hints)."""
-        first = first_by_seed_set(self.store.candidates(tid, files), files)
-        if seed_set is not None:
-            found = first.get(seed_set)
-        elif len(first) > 1:
-            raise ScoringError(f"{where}: field 'seed_set': id {tid} names instances of several seed sets "
-                               "in this run's dataset; the transcript must say which")
-        else:
-            found = next(iter(first.values()), None)
-        if found is None:
-            names = ", ".join(str(self.paths[f]) for f in files[:3]) + (
-                f" and {len(files) - 3} more" if len(files) > 3 else "")
-            raise ScoringError(f"{where}: instance {tid} is in none of the dataset files {names}")
-        _, _, seed, index, family, type_, difficulty, cand, hints = found
-        return index, family, type_, difficulty, seed, cand, json.loads(hints)
+                    pages.add(raw)
+                store.add_line(tid, seed_set, index, family, type_, difficulty, cand, hints)
+        return first, self.store.lines
 
     # ------------------------------------------------------------ transcripts
     def add_run(self, r: int, info: RunInfo) -> None:
         count = 0
         seed_sets: Dict[str, None] = {}
+        errored = TRACE_CODES["errored"]
         for run_dir, manifest in zip(info.dirs, info.manifests, strict=True):
             files = self.dataset(manifest, run_dir)
+            matcher = Matcher(self.store, [self.spans[f] for f in files])
+            infos: Dict[int, InstanceInfo] = {}
             line = _LastLine()
             for where, transcript in iter_transcripts(run_dir, manifest, line):
-                index, family, type_, difficulty, seed_set, cand, hints = self.lookup(
-                    transcript["id"], transcript.get("seed_set"), files, where)
-                seed_sets[seed_set] = None
-                stats = instance_stats(transcript, InstanceInfo(seed_set, transcript["id"], family, type_, difficulty,
-                                                                cand or None, frozenset(hints)), where)
-                trace = TRACE_CODES["errored" if stats.errored else stats.trace_class]
+                tid, seed_set = transcript["id"], transcript.get("seed_set")
+                found = matcher.find(tid, seed_set)
+                if found is None:
+                    self._not_found(tid, seed_set, matcher, files, where)
+                index, family, type_, difficulty, seed, cand, hints = found  # type: ignore[misc]
+                seed_sets[seed] = None
+                instance = infos.get(index)
+                if instance is None or instance.id != tid:
+                    if len(infos) >= 4096:
+                        infos.clear()
+                    instance = infos[index] = InstanceInfo(seed, tid, family, type_, difficulty, cand or None,
+                                                           frozenset(hints))
+                stats = instance_stats(transcript, instance, where)
+                trace = errored if stats.errored else TRACE_CODES[stats.trace_class]
                 reason = "error" if stats.errored else str((transcript.get("verdict") or {}).get("reason") or "")
                 self.store.add_row((index, r, self.position, trace, 1 if stats.unreadable else 0,
                                     stats.format_errors, stats.noncanonical_offers, stats.requests, stats.offers,
-                                    _short(transcript.get("final_answer")), reason))
-                self.transcripts.add(line.raw, _annotations(transcript, hints))
+                                    _short(transcript.get("final_answer")), reason, tid, family, type_,
+                                    difficulty))
+                self.transcripts.add(line.raw)
                 self.position += 1
                 count += 1
-                acc = self.summary.setdefault((family, r), [0] * 8)
+                acc = self.summary.get((family, r))
+                if acc is None:
+                    acc = self.summary[(family, r)] = [0] * 8
                 acc[1 + trace] += 1
-                if trace != TRACE_CODES["errored"]:
+                if trace != errored:
                     acc[0] += 1
                     acc[5] += stats.format_errors > 0
                     acc[6] += stats.noncanonical_offers > 0
                     acc[7] += stats.requests
-                self.difficulties.add(difficulty)
+                if difficulty not in self.difficulties:
+                    self.difficulties.add(difficulty)
         info.transcripts = count
         info.seed_sets = list(seed_sets)
 
+    def _not_found(self, tid: str, seed_set: Optional[str], matcher: Matcher, files: List[int], where: str) -> None:
+        """The error scoring's ``Dataset.lookup`` gives for a transcript naming no single instance."""
+        if seed_set is None and len(matcher.first_by_seed_set(tid)) > 1:
+            raise ScoringError(f"{where}: field 'seed_set': id {tid} names instances of several seed sets "
+                               "in this run's dataset; the transcript must say which")
+        names = ", ".join(str(self.paths[f]) for f in files[:3]) + (
+            f" and {len(files) - 3} more" if len(files) > 3 else "")
+        raise ScoringError(f"{where}: instance {tid} is in none of the dataset files {names}")
+
     # ------------------------------------------------------------ the table
-    def _chunk(self, number: int, columns: Dict[str, List[Any]]) -> int:
+    def _chunk(self, number: int, columns: Dict[str, Sequence[Any]]) -> int:
         _write_js(self.data / f"r-{number:04d}.js", "MIRA.page", "r", number, columns)
         return number + 1
 
@@ -345,23 +311,17 @@ class _Builder:
         self.instances.flush()
         families = sorted({family for family, _ in self.summary})
         fam_index = {f: n for n, f in enumerate(families)}
-        chunks = 0
-        columns: Dict[str, List[Any]] = {c: [] for c in ROW_COLUMNS}
-        rows = 0
-        for row in self.store.ordered_rows():
-            inst, run, t, trace, unreadable, fmt, nonc, req, off, ans, reason, tid, family, type_, difficulty = row
-            for name, value in zip(ROW_COLUMNS, (run, inst, t, trace, unreadable, fmt, nonc, req, off, ans, reason,
-                                                 tid, fam_index[family], type_, difficulty), strict=True):
-                columns[name].append(value)
-            rows += 1
-            if rows % self.chunk_rows == 0:
-                chunks = self._chunk(chunks, columns)
-                columns = {c: [] for c in ROW_COLUMNS}
-        if columns["run"]:
+        chunks = rows = 0
+        for batch in self.store.ordered_rows(self.chunk_rows):      # one chunk per batch
+            inst, run, t, trace, unreadable, fmt, nonc, req, off, ans, reason, tid, family, type_, diff = zip(*batch)
+            columns = dict(zip(ROW_COLUMNS, (run, inst, t, trace, unreadable, fmt, nonc, req, off, ans, reason, tid,
+                                             [fam_index[f] for f in family], type_, diff), strict=True))
             chunks = self._chunk(chunks, columns)
+            rows += len(batch)
         summary = sorted([fam_index[family], r, *acc] for (family, r), acc in self.summary.items())
         return {
             "version": VIEW_VERSION, "page_size": page_size, "chunk_rows": self.chunk_rows,
+            "page_starts": {"t": self.transcripts.starts, "i": self.instances.starts},
             "rows": rows, "chunks": chunks, "instances": self.store.instances,
             "runs": [_run_doc(info) for info in runs], "families": families,
             "trace_classes": list(TRACE_CODES), "difficulties": sorted(self.difficulties),
@@ -407,5 +367,5 @@ def _build(runs: Sequence[RunInfo], data: Path, page_size: int, chunk_rows: int)
     return index, builder.transcripts.pages + builder.instances.pages + index["chunks"]
 
 
-__all__ = ["DEFAULT_PAGE_SIZE", "TRACE_CODES", "ViewError", "ViewResult", "action_span", "build_view",
+__all__ = ["DEFAULT_PAGE_SIZE", "TRACE_CODES", "ViewError", "ViewResult", "build_view",
            "js_literal", "render_index_html"]

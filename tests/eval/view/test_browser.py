@@ -170,6 +170,37 @@ def test_dialogue_side_by_side_hash_and_keys(browser, demo_view):
     v.close()
 
 
+@pytest.mark.parametrize("raw, action, content, marked", [
+    ("ANSWER: 3", "answer", "3", "ANSWER: 3"),
+    ("Let me think. 3 is odd.\nREQUEST: What is x?", "request", "What is x?", "REQUEST: What is x?"),
+    ("ANSWER: 3\nso the answer is 3", "answer", "3", "ANSWER: 3"),
+    ("**Answer:**\n7/2", "answer", "7/2", "Answer:**\n7/2"),
+    ("\U0001F600 ANSWER: 5", "answer", "5", "ANSWER: 5"),
+    ("I think x\nthe value is 12 here", "answer", "12", "I think x\nthe value is 12"),
+    ("so\n12 it is. ANSWER: see above", "answer", "12", "12"),
+    ("no action here", "format_error", "", None),
+    (None, "answer", "3", None),
+])
+def test_action_span_marks_the_parsed_action(browser, demo_view, raw, action, content, marked):
+    v = Page(browser, demo_view)
+    span = v.page.evaluate("([r, a, c]) => MIRA.actionSpan(r, a, c)", [raw, action, content])
+    got = None if span is None else v.page.evaluate("([r, s]) => r.slice(s[0], s[1])", [raw, span])
+    assert got == marked
+    v.close()
+
+
+def test_a_dialogue_on_a_later_page_of_small_pages(browser, demo_runs, tmp_path, monkeypatch):
+    """Pages closed by their byte bound: the page finds each transcript through the index."""
+    from mira_math.eval.view import build
+
+    monkeypatch.setattr(build, "PAGE_BYTES", 20_000)
+    build_view([demo_runs["reference"], demo_runs["noask"]], tmp_path / "small")
+    v = Page(browser, tmp_path / "small", "#run=1&id=ste-002309")
+    v.wait("document.querySelector('#detail .dhead .id')?.textContent === 'ste-002309'")
+    assert "noask" in v.page.locator("#detail .col").first.inner_text()
+    v.close()
+
+
 def test_model_text_is_escaped(browser, demo_view, demo_runs):
     v = Page(browser, demo_view, f"#run=1&id={demo_runs['first']}")
     p = v.page

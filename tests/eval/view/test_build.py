@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import random
 import re
+import shutil
 
 import pytest
 
-from mira_math.eval.scoring import group_runs, load_run
-from mira_math.eval.view.build import TRACE_CODES, ViewError, action_span, build_view, js_literal
+from mira_math.eval.scoring import ScoringError, group_runs, load_run, resolve_data_file
+from mira_math.eval.view import build, store
+from mira_math.eval.view.build import TRACE_CODES, ViewError, build_view, js_literal
 from mira_math.cli.main import main
 
 
@@ -22,24 +25,6 @@ def test_js_literal_cannot_close_a_script():
     text = js_literal({"raw": "</script><b>&\u2028"})
     assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
     assert json.loads(text) == {"raw": "</script><b>&\u2028"}
-
-
-@pytest.mark.parametrize("raw, action, content, marked", [
-    ("ANSWER: 3", "answer", "3", "ANSWER: 3"),
-    ("Let me think. 3 is odd.\nREQUEST: What is x?", "request", "What is x?", "REQUEST: What is x?"),
-    ("ANSWER: 3\nso the answer is 3", "answer", "3", "ANSWER: 3"),
-    ("**Answer:**\n7/2", "answer", "7/2", "Answer:**\n7/2"),
-    ("😀 ANSWER: 5", "answer", "5", "ANSWER: 5"),
-])
-def test_action_span_marks_the_parsed_action(raw, action, content, marked):
-    start, end = action_span(raw, action, content)
-    utf16 = raw.encode("utf-16-le")
-    assert utf16[2 * start:2 * end].decode("utf-16-le") == marked
-
-
-def test_action_span_of_a_format_error_is_none():
-    assert action_span("no action here", "format_error", "") is None
-    assert action_span(None, "answer", "3") is None
 
 
 def test_build_writes_pages_that_agree_with_scoring(demo_runs, tmp_path):
@@ -68,13 +53,12 @@ def test_build_writes_pages_that_agree_with_scoring(demo_runs, tmp_path):
     # the precomputed summary counts what the rows hold
     assert sum(e[2] + e[6] for e in index["summary"]) == 4620
     assert sum(e[5] for e in index["summary"]) == sum(1 for c in rows["trace"] if c == TRACE_CODES["correct"])
-    # a transcript page holds the annotated transcripts at the positions the rows name
-    _, n, page, notes = _load_js(out / "data" / "t-0000.js", "MIRA.page")
-    assert n == 0 and page[rows["t"][0]]["id"] == rows["id"][0]
-    offer = next(j for j, t in enumerate(page[0]["turns"]) if t["role"] == "responder")
-    assert notes[0][offer] is True                        # the offer quotes a canonical line
-    assert isinstance(notes[0][0], list)                  # the solver's request is located
-    _, _, insts, _ = _load_js(out / "data" / "i-0000.js", "MIRA.page")
+    # a transcript page holds the transcripts, as read, at the positions the rows name
+    _, n, page = _load_js(out / "data" / "t-0000.js", "MIRA.page")
+    with (demo_runs["reference"] / "transcripts.jsonl").open(encoding="utf-8") as fh:
+        assert n == 0 and page[0] == json.loads(fh.readline())
+    assert page[rows["t"][0]]["id"] == rows["id"][0]
+    _, _, insts = _load_js(out / "data" / "i-0000.js", "MIRA.page")
     assert insts[rows["inst"][0]]["id"] == rows["id"][0]
 
 
@@ -103,3 +87,73 @@ def test_cli_view(demo_runs, tmp_path, capsys):
     assert "2310 transcripts of 1 runs" in capsys.readouterr().out
     assert main(["view", str(tmp_path / "missing"), "--out", str(tmp_path / "w")]) == 1
     assert "manifest.json: missing" in capsys.readouterr().err
+
+
+def _rows(out):
+    (index,) = _load_js(out / "data" / "index.js", "MIRA.index")
+    cols = [_load_js(out / "data" / f"r-{n:04d}.js", "MIRA.page")[2] for n in range(index["chunks"])]
+    return [tuple(zip(*(c[k] for k in ("id", "inst", "trace", "req", "off")))) for c in cols]
+
+
+def _copy_run(source, dest, transform):
+    """A copy of a run dir whose transcript lines go through ``transform`` (a list of lines in, out)."""
+    shutil.copytree(source, dest)
+    path = dest / "transcripts.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(transform(lines)), encoding="utf-8")
+    return dest
+
+
+@pytest.mark.parametrize("window", [8192, 16])
+def test_transcripts_out_of_dataset_order_are_found_the_same(demo_runs, tmp_path, monkeypatch, window):
+    """Transcripts in a shuffled order (beyond the matcher's window when it is 16: read-ahead
+    misses, then indexed queries only) give the same table as in dataset order."""
+    monkeypatch.setattr(store, "WINDOW", window)
+    build_view([demo_runs["reference"]], tmp_path / "in-order")
+    shuffled = _copy_run(demo_runs["reference"], tmp_path / "shuffled",
+                         lambda lines: random.Random(7).sample(lines, len(lines)))
+    build_view([shuffled], tmp_path / "view")
+    assert sorted(_rows(tmp_path / "view")[0]) == sorted(_rows(tmp_path / "in-order")[0])
+    assert _rows(tmp_path / "view") == _rows(tmp_path / "in-order")   # the table order is the dataset's
+
+
+def test_an_id_in_two_seed_sets_is_found_by_its_seed_set(demo_runs, tmp_path):
+    """When an id repeats in the run's files (here: in a second seed set), the streamed match is
+    off and every transcript is looked up as scoring does: by seed set, or refused without one."""
+    run = _copy_run(demo_runs["reference"], tmp_path / "run", lambda lines: lines)
+    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    files = [resolve_data_file(name, run) for name in manifest["dataset"]["files"]]
+    data = [json.loads(x) for f in files for x in f.read_text(encoding="utf-8").splitlines()]
+    line = data[0]
+    extra = run / "extra.jsonl"
+    extra.write_text(json.dumps({**line, "seed_set": "other-seeds", "difficulty": 3}) + "\n", encoding="utf-8")
+    manifest["dataset"]["files"] = [str(f) for f in files] + [str(extra)]
+    manifest["dataset"].pop("checksum", None)
+    (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    seeds = {d["id"]: d["seed_set"] for d in data}
+    path = run / "transcripts.jsonl"
+    rows = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    path.write_text("".join(json.dumps({**r, "seed_set": seeds[r["id"]]}) + "\n" for r in rows), encoding="utf-8")
+    build_view([run], tmp_path / "view")                    # every transcript names its seed set
+    table = _rows(tmp_path / "view")[0]
+    assert len(table) == 2310 and table[0][0] == line["id"] and table[0][1] == 0
+    path.write_text(json.dumps(rows[0]) + "\n", encoding="utf-8")   # no seed set: two instances match
+    with pytest.raises(ScoringError, match=r"transcripts.jsonl:1: field 'seed_set': id .* several seed sets"):
+        build_view([run], tmp_path / "view")
+
+
+def test_pages_end_at_their_byte_bound_and_the_index_says_where(demo_runs, tmp_path, monkeypatch):
+    monkeypatch.setattr(build, "PAGE_BYTES", 20_000)
+    out = tmp_path / "view"
+    build_view([demo_runs["reference"]], out)
+    (index,) = _load_js(out / "data" / "index.js", "MIRA.index")
+    starts = index["page_starts"]["t"]
+    assert len(starts) > 10 and starts[0] == 0 and starts == sorted(starts)
+    read = []
+    for n, first in enumerate(starts):
+        _, number, page = _load_js(out / "data" / f"t-{n:04d}.js", "MIRA.page")
+        assert number == n and len(read) == first
+        assert len(page) == 1 or len(json.dumps(page[:-1])) < 20_000 * 1.1   # closed once over the bound
+        read += page
+    lines = (demo_runs["reference"] / "transcripts.jsonl").read_text(encoding="utf-8").splitlines()
+    assert read == [json.loads(x) for x in lines]

@@ -8,7 +8,7 @@
   "use strict";
   var TRACE = ["no canonical hint", "hint but wrong", "correct", "errored"];
   var COLORS = ["#2f6fd6", "#d6552f", "#2fa56f", "#8e6fd6", "#c9a227", "#2fb3c9", "#c92f8e", "#6b7380"];
-  var D = null, P = 100, N = 0, CH = 5000;
+  var D = null, N = 0, CH = 5000;
   var pages = { t: {}, i: {}, r: {} }, waiting = { t: {}, i: {}, r: {} };
   var filtered = new Int32Array(0), selPos = -1, selRow = -1, cmpRun = -1;
   var R = null, chunkLoaded = [], chunksLoaded = 0, busy = 0;   // the table's columns, filled chunk by chunk
@@ -40,28 +40,45 @@
       document.body.appendChild(s);
     });
   }
-  function transcript(pos) { return load("t", Math.floor(pos / P)).then(function (p) { return p[pos % P]; }); }
-  function instance(i) { return load("i", Math.floor(i / P)).then(function (p) { return p[i % P]; }); }
+  function record(kind, pos) {           // the page holding record pos: the last page starting at or before it
+    var starts = D.page_starts[kind], lo = 0, hi = starts.length - 1;
+    while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (starts[mid] <= pos) lo = mid; else hi = mid - 1; }
+    return load(kind, lo).then(function (p) { return p[pos - starts[lo]]; });
+  }
+  function transcript(pos) { return record("t", pos); }
+  function instance(i) { return record("i", i); }
 
   window.MIRA = {
-    page: function (kind, n, items, notes) {
+    page: function (kind, n, items) {
       if (kind === "r") { fillChunk(n, items); items = true; }
-      else if (kind === "t") items.forEach(function (t, j) { annotate(t, notes[j]); });
       else if (kind === "i") items.forEach(function (inst) { inst.budget = 3 * inst.difficulty; });
       pages[kind][n] = items;
       (waiting[kind][n] || []).forEach(function (f) { f(items); });
       delete waiting[kind][n];
     },
-    index: function (data) { D = data; P = data.page_size; N = data.rows; CH = data.chunk_rows; init(); },
+    index: function (data) { D = data; N = data.rows; CH = data.chunk_rows; init(); },
+    actionSpan: actionSpan,
     state: function () { return { shown: filtered.length, selected: selRow, compare: cmpRun, busy: busy > 0, chunks: chunksLoaded }; }
   };
 
-  function annotate(t, notes) {          // the build's display hints, one per turn
-    (t.turns || []).forEach(function (turn, j) {
-      var note = notes ? notes[j] : null;
-      if (turn.role === "solver") turn._span = note; else if (turn.role === "responder") turn._canonical = note === true;
-    });
+  // where the parsed action sits in the solver's raw text: from the last REQUEST:/ANSWER: keyword
+  // through the action text after it; null for a format error or text that cannot be located
+  var KEYWORD = /(REQUEST|ANSWER)\s*(?:\*\*|__)?\s*[:\uff1a]/gi;
+  function actionSpan(raw, action, content) {
+    if (typeof raw !== "string" || (action !== "request" && action !== "answer") || !content) return null;
+    content = String(content);
+    var start = 0, m;
+    KEYWORD.lastIndex = 0;
+    while ((m = KEYWORD.exec(raw)) !== null) { start = m.index; if (m[0].length === 0) KEYWORD.lastIndex++; }
+    var pos = raw.indexOf(content, start);
+    if (pos < 0) {
+      pos = raw.lastIndexOf(content);
+      if (pos < 0) return null;
+      start = pos > 0 ? raw.lastIndexOf("\n", pos - 1) + 1 : 0;
+    }
+    return [start, pos + content.length];
   }
+  function canonicalLines(inst) { return (inst.hints || []).map(function (h) { return h.constraint; }); }
 
   // ---------------------------------------------------------------- table rows, by chunk
   function allocRows() {
@@ -281,7 +298,7 @@
         ["budget", t.budget], ["tokens (est.)", t.tokens_est]]));
     if (t.error) verdict.appendChild(el("pre", "text", "error in " + t.error.where + ": " + t.error.message));
     col.appendChild(verdict);
-    var solverN = 0;
+    var solverN = 0, canon = canonicalLines(inst);
     (t.turns || []).forEach(function (turn) {
       var box = el("div", "turn " + turn.role), who = el("div", "who");
       if (turn.role === "solver") {
@@ -290,7 +307,7 @@
           el("span", "badge " + (turn.action === "format_error" ? "fmt" : "decline"), turn.action === "format_error" ? "format error" : turn.action),
           turn.final_turn ? el("span", "badge flag", "final turn (answer only)") : null,
           turn.finish_reason && turn.finish_reason !== "stop" ? el("span", "badge fmt", "finish: " + turn.finish_reason) : null);
-        add(box, who, solverText(turn.raw, turn._span));
+        add(box, who, solverText(turn.raw, actionSpan(turn.raw, turn.action, turn.content)));
         if (turn.format_error) who.appendChild(el("span", "badge fmt", turn.format_error.replace("_", " ")));
         if (turn.speaker_cut) box.appendChild(el("pre", "text", "cut at line " + turn.speaker_cut.line +
           " (speaks for another party: " + turn.speaker_cut.speaker + "); not read"));
@@ -301,9 +318,9 @@
           box.appendChild(th);
         }
       } else {
-        var offer = turn.decision === "offer";
+        var offer = turn.decision === "offer", canonical = offer && canon.indexOf(turn.quoted_constraint) >= 0;
         add(who, el("b", null, "Responder"), el("span", "badge " + (offer ? "offer" : "decline"), turn.decision),
-          offer ? el("span", "badge " + (turn._canonical ? "offer" : "noncanon"), turn._canonical ? "canonical" : "noncanonical") : null,
+          offer ? el("span", "badge " + (canonical ? "offer" : "noncanon"), canonical ? "canonical" : "noncanonical") : null,
           turn.meta && turn.meta.rule ? el("span", null, "rule: " + turn.meta.rule) : null);
         box.appendChild(who);
         box.appendChild(kv([["request", turn.request], ["quoted line", turn.quoted_constraint], ["shown", turn.shown]]));
