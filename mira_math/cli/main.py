@@ -77,10 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
 # error (bad data, a refused run), nothing run; 2 a bad option; 3 the run finished but some
 # instances ended in an error (``--retry-errors`` reruns them); 4 the run was stopped by a
 # fatal backend error (``--resume`` continues it); 5 no space left on the device (nothing lost:
-# resume); 130 interrupted (Ctrl-C or SIGTERM); 141 closed pipe.
+# resume); 6 the run was stopped by a rate-limit storm (every recent call answered 429, none
+# succeeded: wait, then ``--resume``); 130 interrupted (Ctrl-C or SIGTERM); 141 closed pipe.
 EXIT_INSTANCE_ERRORS = 3
 EXIT_STOPPED = 4
 EXIT_DISK_FULL = 5            # no space left: nothing lost (every line is written whole), resume
+EXIT_RATE_LIMITED = 6         # a 429 storm: a limit or quota to wait for, then resume
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
@@ -128,11 +130,13 @@ def _main(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args))
     except MiraError as err:  # bad data, a refused run, ...: one line, no traceback
-        from mira_math.eval.runner import RunStopped
+        from mira_math.eval.runner import RunRateLimited, RunStopped
 
         if _disk_full(err):
             return _say_disk_full(args)
         print(f"mira-math {args.command}: {err}", file=sys.stderr)
+        if isinstance(err, RunRateLimited):
+            return EXIT_RATE_LIMITED
         return EXIT_STOPPED if isinstance(err, RunStopped) else 1
     except KeyboardInterrupt:
         print(f"mira-math {args.command}: interrupted{_resume_hint(args)}", file=sys.stderr)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set
 
-from mira_math.eval.backends.base import Completion, FatalBackendError
+from mira_math.eval.backends.base import Completion, FatalBackendError, RateLimitStorm
 from mira_math.eval.backends.registry import capabilities_of
 from mira_math.eval.rundir import LOCK, MANIFEST, TRANSCRIPTS, RunDirError, read_manifest
 from mira_math.eval.redact import redact_argv, redact_obj
@@ -41,6 +41,7 @@ from mira_math.eval.validated import file_sha256, is_validated, mark_validated
 from mira_math.generators.schema import DataError, Instance, instance_from_checked_dict, instance_from_dict, loads_line
 
 PROGRESS_EVERY_S = 30.0   # progress lines when stderr is not a terminal
+SYNC_EVERY_S = 2.0        # the async path fsyncs the transcripts this often (batches: per batch)
 
 
 class RunError(MiraError, RuntimeError):
@@ -50,6 +51,10 @@ class RunError(MiraError, RuntimeError):
 class RunStopped(MiraError, RuntimeError):
     """A run stopped early by a fatal backend error (authentication, a missing model, a server
     that is down); the transcripts written so far are kept and ``--resume`` continues."""
+
+
+class RunRateLimited(RunStopped):
+    """A run stopped by a rate-limit storm (every recent call answered 429): its own exit code."""
 
 
 # ------------------------------------------------------------------ data selection
@@ -455,6 +460,7 @@ class TranscriptLog:
         self.path = path
         self.repaired: Optional[str] = None
         self.finished: Dict[str, bool] = {}   # id -> errored?
+        self._unsynced = False
         if path.exists():
             self._load()
         self._fh = path.open("a", encoding="utf-8")
@@ -501,11 +507,20 @@ class TranscriptLog:
     def write(self, line: str) -> None:
         self._fh.write(line)
         self._fh.flush()
+        self._unsynced = True
 
     def sync(self) -> None:
         """Make the lines written so far durable (end of a batch, every few seconds, close)."""
         self._fh.flush()
+        self._unsynced = False
         os.fsync(self._fh.fileno())
+
+    def sync_written(self) -> None:
+        """fsync the lines already written (each ``write`` flushes its line), if any since the
+        last sync. Touches only the descriptor, so a timer may call it from another thread."""
+        if self._unsynced and not self._fh.closed:
+            self._unsynced = False
+            os.fsync(self._fh.fileno())
 
     def drop_errors(self) -> List[str]:
         """Remove errored transcripts (atomically) so they can be run again; their ids."""
@@ -675,8 +690,11 @@ class _SyncSolverAsAsync:
 
 def run_async(instances: Iterable[Instance], make_episode: Callable[[Instance], Episode],
               solver: Any, responder: Any, emit: Callable[[Episode], None],
-              concurrency: int = 16) -> Dict[str, int]:
-    """A sliding window of ``concurrency`` episodes; each advances as its replies arrive."""
+              concurrency: int = 16, sync: Optional[Callable[[], None]] = None,
+              sync_every_s: float = SYNC_EVERY_S) -> Dict[str, int]:
+    """A sliding window of ``concurrency`` episodes; each advances as its replies arrive.
+    ``sync`` (fsync the lines written) runs every ``sync_every_s`` seconds in a worker thread,
+    so a finished line is on disk within that time even if nothing else finishes."""
     calls = {"solver_calls": 0, "responder_calls": 0}
     pending: Iterator[Instance] = iter(instances)
 
@@ -702,8 +720,18 @@ def run_async(instances: Iterable[Instance], make_episode: Callable[[Instance], 
                     calls["responder_calls"] += 1
             emit(episode)
 
+    async def syncer() -> None:
+        while True:
+            await asyncio.sleep(sync_every_s)
+            await asyncio.to_thread(sync)   # type: ignore[arg-type]
+
     async def main() -> None:
-        await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+        timer = asyncio.ensure_future(syncer()) if sync is not None else None
+        try:
+            await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+        finally:
+            if timer is not None:
+                timer.cancel()
 
     asyncio.run(main())
     return calls
@@ -801,7 +829,7 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
 
         bar = tqdm(total=todo_count, desc="eval", unit="inst", disable=None, leave=False)
     ticker = _Progress(todo_count, stats, progress)
-    last_sync = [time.monotonic()]
+    started_episodes = [0]
 
     def emit(episode: Episode) -> None:
         t = episode.transcript
@@ -817,9 +845,6 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
                 stats["responder_errors"] += bool(turn.errors)
         if bar is not None:
             bar.update(1)
-        if time.monotonic() - last_sync[0] > 2.0:   # the async path has no batch boundary
-            log.sync()
-            last_sync[0] = time.monotonic()
 
     emit.batch_done = log.sync  # type: ignore[attr-defined]
 
@@ -830,20 +855,21 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
                           run_seed=epoch_seed(config.run_seed, epoch),
                           reasoning_history=config.reasoning_history)
         episode.epoch = epoch  # type: ignore[attr-defined]
+        started_episodes[0] += 1
         return episode
 
     started = time.perf_counter()
     try:
         if getattr(solver, "is_async", False):
-            calls = run_async(todo, make_episode, solver, responder, emit, concurrency)
+            calls = run_async(todo, make_episode, solver, responder, emit, concurrency,
+                              sync=log.sync_written)
         elif _is_api(responder):   # offline solver, API responder: write episodes as they finish
             calls = run_async(todo, make_episode, _SyncSolverAsAsync(solver), responder, emit,
-                              concurrency)
+                              concurrency, sync=log.sync_written)
         else:
             calls = run_batched(todo, make_episode, solver, responder, emit, window)
     except FatalBackendError as err:
-        raise RunStopped(f"stopped: {err}; {stats['done']} transcripts kept in {out}: fix the "
-                         f"cause, then rerun with --resume") from None
+        raise _stopped(err, out, stats, started_episodes[0] - stats["done"]) from None
     finally:
         log.close()
         ticker.close()
@@ -855,10 +881,21 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
                      responder_turns=stats["responder_turns"], responder_errors=stats["responder_errors"])
 
 
+def _stopped(err: FatalBackendError, out: Path, stats: Dict[str, int], in_flight: int) -> RunStopped:
+    """The one-line stop: the cause, what is kept, what was in flight (never written half-done:
+    ``--resume`` runs those), and the errors recorded before the stop (``--retry-errors``)."""
+    errors = (f"; {stats['errors']} of them ended in an error (add --retry-errors to rerun those)"
+              if stats["errors"] else "")
+    text = (f"stopped: {err}; {stats['done']} finished transcripts kept in {out}{errors}; "
+            f"{in_flight} episode(s) in flight were not written (--resume runs them): "
+            f"{'wait' if isinstance(err, RateLimitStorm) else 'fix the cause'}, then rerun with --resume")
+    return RunRateLimited(text) if isinstance(err, RateLimitStorm) else RunStopped(text)
+
+
 def _is_api(responder: Any) -> bool:
     backend = getattr(responder, "backend", None)
     return hasattr(responder, "arespond") and backend is not None and capabilities_of(backend).async_calls
 
 
-__all__ = ["InstanceStream", "RunConfig", "RunError", "RunResult", "RunStopped", "write_atomic", "Selection",
-           "data_files", "load_data", "run", "run_async", "run_batched"]
+__all__ = ["InstanceStream", "RunConfig", "RunError", "RunRateLimited", "RunResult", "RunStopped",
+           "write_atomic", "Selection", "data_files", "load_data", "run", "run_async", "run_batched"]

@@ -36,13 +36,17 @@ import time
 from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import urlparse
 
-from mira_math.eval.backends.base import ChatRequest, Completion, FatalBackendError, GenParams
+from mira_math.eval.backends.base import (ChatRequest, Completion, FatalBackendError, GenParams,
+                                          RateLimitStorm)
+from mira_math.eval.backends.health import DOWN, RATE_LIMITED, FailureWatch
 from mira_math.eval.redact import redact_text, redact_url
 
 LOG = logging.getLogger("mira_math")
 OFFICIAL_HOST = "api.openai.com"
 MAX_REPLY_BYTES = 4 * 2 ** 20  # the largest reply body read (decoded); a chat reply is far smaller
-MAX_CONNECTION_FAILURES = 5   # consecutive calls with no reply at all: the server is down
+MAX_CONNECTION_FAILURES = 5   # calls in a row (sending order) with no reply at all: the server is down
+MAX_RATE_LIMITED = 8          # calls in a row (sending order) answered 429 after retries: a storm
+QUIET_S = 10.0                # ... and nothing has cleared it for this long (eval.backends.health)
 RESPONSE_FORMATS = ("auto", "json_schema", "json_object")
 # words in a 5xx body that mean "your request is malformed" (llama.cpp answers an unsupported
 # response_format with HTTP 500): such a reply is not retried
@@ -301,7 +305,8 @@ class OpenAIBackend:
                  max_tokens_param: Optional[str] = None, sampling_params: bool = True,
                  response_format: Optional[str] = None,
                  max_connection_failures: int = MAX_CONNECTION_FAILURES,
-                 max_reply_bytes: int = MAX_REPLY_BYTES):
+                 max_reply_bytes: int = MAX_REPLY_BYTES, max_rate_limited: int = MAX_RATE_LIMITED,
+                 quiet_s: float = QUIET_S):
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if max_retries < 0:
@@ -324,7 +329,9 @@ class OpenAIBackend:
         self.response_format = response_format
         self._format_now = "json_schema" if response_format == "auto" else response_format
         self.max_connection_failures = int(max_connection_failures)
-        self._connection_failures = 0
+        self.max_rate_limited = int(max_rate_limited)
+        self._watch = FailureWatch({DOWN: self.max_connection_failures,
+                                    RATE_LIMITED: self.max_rate_limited}, quiet_s)
         self._over_limit = 0
         self.concurrency = int(concurrency)
         self.timeout = float(timeout)
@@ -401,7 +408,7 @@ class OpenAIBackend:
         return kwargs
 
     def _fatal(self, exc: Exception) -> Optional[str]:
-        """Why ``exc`` must stop the run (every further call would fail the same way), or None."""
+        """Why ``exc`` must stop the run at once (every further call would fail the same way), or None."""
         o = self._openai
         url = shown_base_url(self.base_url)
         if isinstance(exc, o.AuthenticationError):
@@ -410,12 +417,37 @@ class OpenAIBackend:
             return redact_text(f"no permission for model {self.model!r} at {url} (HTTP 403): {exc}")
         if isinstance(exc, o.NotFoundError):
             return redact_text(f"model {self.model!r} or the endpoint was not found at {url} (HTTP 404): {exc}")
-        if isinstance(exc, o.APIConnectionError) and not isinstance(exc, o.APITimeoutError):
-            self._connection_failures += 1
-            if self._connection_failures >= self.max_connection_failures:
-                return (f"{self._connection_failures} calls in a row got no reply from {url} "
-                        f"(is the server running?): {_describe(exc)}")
         return None
+
+    def _failure_kind(self, exc: Exception) -> Optional[str]:
+        """The kind of failure that may be persistent (:mod:`eval.backends.health`), or None."""
+        o = self._openai
+        if isinstance(exc, o.RateLimitError):
+            return RATE_LIMITED
+        if isinstance(exc, o.APIConnectionError) and not isinstance(exc, o.APITimeoutError):
+            return DOWN
+        return None
+
+    async def _persistent(self, seq: int, exc: Exception) -> None:
+        """Raise a fatal error where the failure of call ``seq`` is one of a persistent kind: a
+        server that is down, or a 429 storm (then :class:`RateLimitStorm`, its own exit code)."""
+        kind = self._failure_kind(exc)
+        replied = getattr(exc, "status_code", None) is not None
+        self._watch.end(seq, kind, replied=replied, succeeded=False)
+        if kind is None:
+            return
+        streak = await self._watch.persistent(seq, kind)
+        if streak is None:
+            return
+        url = shown_base_url(self.base_url)
+        quiet = f" and none has for {self._watch.quiet_s:g} s" if self._watch.ever_cleared(kind) else ""
+        if kind == DOWN:
+            raise FatalBackendError(f"{streak} calls in a row got no reply from {url}{quiet} "
+                                    f"(is the server running?): {_describe(exc)}")
+        raise RateLimitStorm(f"{streak} calls in a row were rate-limited (HTTP 429) by {url} after "
+                             f"{self.max_retries} retries each{quiet.replace('none has', 'no call has succeeded')}"
+                             f": wait for the limit or quota to reset (or lower --concurrency): "
+                             f"{_describe(exc)}")
 
     def _schema_rejected(self, exc: Exception, kwargs: Dict[str, Any]) -> bool:
         """A json_schema request (in auto mode) that the server rejected as malformed."""
@@ -444,6 +476,7 @@ class OpenAIBackend:
         record: Dict[str, Any] = {"attempts": 0, "request_id": None, "cap": self.max_reply_bytes}
         token = _CALL.set(record)
         t0 = time.perf_counter()
+        seq = self._watch.begin()
         try:
             kwargs = self._kwargs(request, params)
             try:
@@ -459,7 +492,9 @@ class OpenAIBackend:
         except Exception as exc:
             fatal = self._fatal(exc)
             if fatal:
+                self._watch.end(seq, None, replied=True, succeeded=False)
                 raise FatalBackendError(fatal) from None
+            await self._persistent(seq, exc)
             meta: Dict[str, Any] = {"model": self.model,
                                     "latency_s": round(time.perf_counter() - t0, 4),
                                     "attempts": record["attempts"]}
@@ -470,9 +505,12 @@ class OpenAIBackend:
             if request_id:
                 meta["request_id"] = request_id
             return Completion(error=_describe(exc), meta=meta)
+        except BaseException:       # cancelled: the call is no longer in flight
+            self._watch.end(seq, None, replied=False, succeeded=False)
+            raise
         finally:
             _CALL.reset(token)
-        self._connection_failures = 0
+        self._watch.end(seq, None, replied=True, succeeded=200 <= http.status_code < 300)
         return self._parse(http, record, round(time.perf_counter() - t0, 4), params)
 
     def _parse(self, http: Any, record: Dict[str, Any], latency: float, params: GenParams) -> Completion:
