@@ -691,9 +691,10 @@ class _SyncSolverAsAsync:
 def run_async(instances: Iterable[Instance], make_episode: Callable[[Instance], Episode],
               solver: Any, responder: Any, emit: Callable[[Episode], None],
               concurrency: int = 16, sync: Optional[Callable[[], None]] = None,
-              sync_every_s: float = SYNC_EVERY_S) -> Dict[str, int]:
+              sync_every_s: Optional[float] = None) -> Dict[str, int]:
     """A sliding window of ``concurrency`` episodes; each advances as its replies arrive.
-    ``sync`` (fsync the lines written) runs every ``sync_every_s`` seconds in a worker thread,
+    ``sync`` (fsync the lines written) runs every ``sync_every_s`` seconds (default
+    ``SYNC_EVERY_S``) in a worker thread,
     so a finished line is on disk within that time even if nothing else finishes."""
     calls = {"solver_calls": 0, "responder_calls": 0}
     pending: Iterator[Instance] = iter(instances)
@@ -720,9 +721,11 @@ def run_async(instances: Iterable[Instance], make_episode: Callable[[Instance], 
                     calls["responder_calls"] += 1
             emit(episode)
 
+    every = SYNC_EVERY_S if sync_every_s is None else sync_every_s
+
     async def syncer() -> None:
         while True:
-            await asyncio.sleep(sync_every_s)
+            await asyncio.sleep(every)
             await asyncio.to_thread(sync)   # type: ignore[arg-type]
 
     async def main() -> None:

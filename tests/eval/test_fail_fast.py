@@ -50,3 +50,181 @@ def test_two_percent_resets_at_256_in_flight_do_not_stop_the_run(attack_server, 
     errors = [r["error"]["message"] for r in rows if r["error"]]
     assert len(rows) == 600 and len(errors) == 12
     assert all(e.startswith("APIConnectionError") for e in errors)
+
+
+def test_a_429_storm_without_retry_after_stops_with_exit_6_and_the_resume_hint(attack_server, tmp_path,
+                                                                                capsys):
+    """Every reply a 429 without Retry-After: the SDK backs off per call and the run used to go
+    on for ever; now 8 calls sent in a row rate-limited, nothing succeeding, stop it."""
+    from mira_math.cli.main import EXIT_RATE_LIMITED, main
+
+    out = tmp_path / "run"
+    code = main(["eval", "--solver", f"openai:ratelimited@{_url(attack_server)}", "--limit", "40",
+                 "--concurrency", "4", "--max-retries", "1", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == EXIT_RATE_LIMITED == 6, err
+    assert err.count("\n") == 1 and "rate-limited (HTTP 429)" in err and "--resume" in err
+    assert "Traceback" not in err and "in flight were not written" in err
+    rows = _rows(out)
+    assert 0 < len(rows) < 40                       # stopped early; what finished is kept
+    assert all("RateLimitError" in r["error"]["message"] for r in rows)
+    assert "--retry-errors" in err                  # the errors recorded before the stop
+
+
+def test_a_stop_keeps_finished_episodes_names_those_in_flight_and_resume_runs_them(tmp_path):
+    """Episodes 0-4 finish, 6-8 are in flight (waiting on their reply) when the call for 5 is
+    fatal: 5 lines kept, "4 in flight" named, and --resume runs exactly the other five."""
+    import asyncio
+
+    from mira_math.eval.backends.base import FatalBackendError
+    from mira_math.eval.runner import RunConfig, RunStopped, Selection, data_files, load_data, run
+    from mira_math.eval.solvers import ReferenceSolver
+    from mira_math.game.responders.rules import RulesResponder
+
+    full = load_data(data_files("all", None, Path(__file__).resolve().parents[2] / "mira-math"))
+    sel = Selection(full.instances[:10], full.files, full.checksum)
+    ids = [inst.id for inst in sel.instances]
+
+    class Stopping(ReferenceSolver):
+        is_async = True
+
+        def __init__(self):
+            self.waiting = 0
+
+        async def agenerate(self, call):
+            at = ids.index(call.instance.id)
+            if at == 5:
+                while self.waiting < 3:            # until 6, 7 and 8 are in flight
+                    await asyncio.sleep(0)
+                raise FatalBackendError("scripted: the server went away")
+            if at > 5:
+                self.waiting += 1
+                await asyncio.Event().wait()       # never answered: cancelled by the stop
+            await asyncio.sleep(0)
+            return self.generate([call])[0]
+
+    out = tmp_path / "run"
+    config = RunConfig(solver="reference", responder="rules")
+    with pytest.raises(RunStopped) as stop:
+        run(out, sel, config, Stopping(), RulesResponder(), concurrency=4, progress=False)
+    message = str(stop.value)
+    assert "5 finished transcripts kept" in message and "4 episode(s) in flight were not written" in message
+    assert "scripted: the server went away" in message and "--resume" in message
+    assert [r["id"] for r in _rows(out)] == ids[:5]
+    again = run(out, sel, config, ReferenceSolver(), RulesResponder(), resume=True, progress=False)
+    assert (again.ran, again.skipped, again.errors) == (5, 5, 0)
+    assert sorted(r["id"] for r in _rows(out)) == sorted(ids)
+
+
+def test_the_async_path_fsyncs_a_finished_line_while_nothing_else_finishes(tmp_path, monkeypatch):
+    """The second episode's reply waits until the first one's line has been fsync'd: before
+    the timer, fsync came only with the next finished episode, so this waited for ever."""
+    import asyncio
+    import os
+
+    from mira_math.eval import runner
+    from mira_math.eval.runner import RunConfig, Selection, data_files, load_data, run
+    from mira_math.eval.solvers import ReferenceSolver
+    from mira_math.game.responders.rules import RulesResponder
+
+    full = load_data(data_files("all", None, Path(__file__).resolve().parents[2] / "mira-math"))
+    sel = Selection(full.instances[:2], full.files, full.checksum)
+    first, second = (inst.id for inst in sel.instances)
+    out = tmp_path / "run"
+    synced_lines = []
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        real_fsync(fd)
+        path = out / "transcripts.jsonl"
+        synced_lines.append(path.read_text(encoding="utf-8").count("\n") if path.exists() else 0)
+
+    monkeypatch.setattr(runner.os, "fsync", fsync)
+    monkeypatch.setattr(runner, "SYNC_EVERY_S", 0.05)
+    saw = {}
+
+    class Slow(ReferenceSolver):
+        is_async = True
+
+        async def agenerate(self, call):
+            if call.instance.id == second and not saw:
+                for _ in range(2000):              # a bound, not a timing assertion
+                    if any(n >= 1 for n in synced_lines):
+                        break
+                    await asyncio.sleep(0.01)
+                saw["first line synced"] = any(n >= 1 for n in synced_lines)
+            return self.generate([call])[0]
+
+    run(out, sel, RunConfig(solver="reference", responder="rules"), Slow(), RulesResponder(),
+        concurrency=2, progress=False)
+    assert saw == {"first line synced": True}
+    assert [r["id"] for r in _rows(out)][0] == first
+
+
+# ------------------------------------------------------------------ the counting rule itself
+
+def _watch(quiet_s=30.0, streak=3):
+    from mira_math.eval.backends.health import DOWN, RATE_LIMITED, FailureWatch
+
+    # a clock that stands still: the quiet window is always ahead, whatever the machine's load
+    return FailureWatch({DOWN: streak, RATE_LIMITED: streak}, quiet_s, clock=lambda: 100.0)
+
+
+def _fail(watch, seq, kind="down"):
+    import asyncio
+
+    watch.end(seq, kind, replied=kind != "down", succeeded=False)
+    return asyncio.run(watch.persistent(seq, kind))
+
+
+def test_fast_failures_while_older_calls_are_in_flight_are_no_streak():
+    watch = _watch()
+    seqs = [watch.begin() for _ in range(10)]
+    # 2, 5, 7, 8, 9 fail first: in completion order five in a row, in sending order no streak
+    assert [_fail(watch, s) for s in (2, 5, 7, 8, 9)] == [None] * 5
+    # 7, 8, 9 were sent in a row, but 0-6 are still in flight and nothing was ever answered
+    assert seqs == list(range(10))
+
+
+def test_a_closed_port_at_the_start_stops_after_the_streak_at_once():
+    watch = _watch(streak=3)
+    a, b, c = watch.begin(), watch.begin(), watch.begin()
+    assert _fail(watch, c) is None and _fail(watch, a) is None    # b still in flight
+    assert _fail(watch, b) == 3                                   # every call sent so far failed
+
+
+def test_a_success_in_between_breaks_the_streak_in_sending_order():
+    watch = _watch(streak=3)
+    seqs = [watch.begin() for _ in range(5)]
+    watch.end(seqs[2], None, replied=True, succeeded=True)
+    assert [_fail(watch, s) for s in (0, 1, 3, 4)] == [None] * 4
+
+
+def test_after_a_reply_a_streak_waits_for_the_quiet_window_and_a_reply_in_it_clears_it():
+    import asyncio
+
+    watch = _watch(quiet_s=0.2, streak=2)
+    first = watch.begin()
+    watch.end(first, None, replied=True, succeeded=True)
+
+    async def outage(answered_meanwhile: bool):
+        a, b, late = watch.begin(), watch.begin(), watch.begin()
+        watch.end(a, "down", replied=False, succeeded=False)
+        watch.end(b, "down", replied=False, succeeded=False)
+        held = asyncio.ensure_future(watch.persistent(b, "down"))
+        await asyncio.sleep(0)                   # the failure is held in the quiet window
+        assert not held.done()
+        if answered_meanwhile:
+            watch.end(late, None, replied=True, succeeded=False)   # e.g. a 500: the server is there
+        return await held
+
+    assert asyncio.run(outage(answered_meanwhile=True)) is None
+    assert asyncio.run(outage(answered_meanwhile=False)) == 2
+
+
+def test_a_429_storm_is_cleared_only_by_a_success_and_a_down_server_by_any_reply():
+    watch = _watch(streak=2)
+    a, b, c = watch.begin(), watch.begin(), watch.begin()
+    watch.end(a, None, replied=True, succeeded=False)      # a 500 reply
+    assert not watch.ever_cleared("429") and watch.ever_cleared("down")
+    assert _fail(watch, b, "429") is None and _fail(watch, c, "429") == 2

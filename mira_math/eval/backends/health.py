@@ -39,6 +39,7 @@ class FailureWatch:
         self._pending: Set[int] = set()
         self._outcome: Dict[int, Optional[str]] = {}      # finished calls: seq -> failure kind
         self._cleared: Dict[str, Optional[float]] = {kind: None for kind in self.streaks}
+        self._clears: Dict[str, int] = {kind: 0 for kind in self.streaks}   # calls that cleared it
 
     def begin(self) -> int:
         """A call is sent: its place in the sending order."""
@@ -54,11 +55,10 @@ class FailureWatch:
         self._pending.discard(seq)
         self._outcome[seq] = failure
         now = self._clock()
-        if replied and DOWN in self._cleared:
-            self._cleared[DOWN] = now
-        if succeeded:
-            for kind in self._cleared:
+        for kind in self._cleared:
+            if succeeded or (replied and kind == DOWN):
                 self._cleared[kind] = now
+                self._clears[kind] += 1
         if len(self._outcome) > 4096:     # older outcomes can no longer join a streak
             low = min(self._pending, default=self._next) - max(self.streaks.values())
             self._outcome = {s: k for s, k in self._outcome.items() if s >= low}
@@ -90,7 +90,8 @@ class FailureWatch:
             return len(run) if min(self._pending, default=self._next) > run.start else None
         wait = cleared + self.quiet_s - self._clock()
         if wait > 0:
+            clears = self._clears[kind]
             await asyncio.sleep(wait)
-            if self._cleared[kind] != cleared:
+            if self._clears[kind] != clears:
                 return None
         return len(run)
