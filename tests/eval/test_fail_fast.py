@@ -228,3 +228,36 @@ def test_a_429_storm_is_cleared_only_by_a_success_and_a_down_server_by_any_reply
     watch.end(a, None, replied=True, succeeded=False)      # a 500 reply
     assert not watch.ever_cleared("429") and watch.ever_cleared("down")
     assert _fail(watch, b, "429") is None and _fail(watch, c, "429") == 2
+
+
+# ------------------------------------------------------------------ the reply cap at the transport
+
+def test_an_oversize_reply_is_refused_by_its_content_length_or_dropped_as_it_streams():
+    """The cap is applied while the body streams in (issue 22: the transport used to read each
+    whole body first, so 16 replies of 50 MB in flight held 700+ MiB before the cap saw them)."""
+    import asyncio
+
+    pytest.importorskip("openai")
+    from mira_math.eval.backends.openai_backend import _capped_body, _http_library
+
+    httpx = _http_library()
+    pulled = []
+
+    class Chunks(httpx.AsyncByteStream):
+        def __init__(self, count=50):
+            self.count = count
+
+        async def __aiter__(self):
+            for n in range(self.count):         # 50 MB, with no Content-Length
+                pulled.append(n)
+                yield b"A" * 2 ** 20
+
+    streamed = httpx.Response(200, stream=Chunks())
+    body, size = asyncio.run(_capped_body(streamed, 3 * 2 ** 20))
+    assert body == b"" and size == 4 * 2 ** 20 and len(pulled) == 4     # stopped at the 4th MB
+    declared = httpx.Response(200, headers={"content-length": str(50 * 2 ** 20)}, stream=Chunks())
+    pulled.clear()
+    assert asyncio.run(_capped_body(declared, 3 * 2 ** 20)) == (b"", 50 * 2 ** 20) and pulled == []
+    small = httpx.Response(200, stream=Chunks(3))
+    body, size = asyncio.run(_capped_body(small, 3 * 2 ** 20))
+    assert size is None and len(body) == 3 * 2 ** 20              # exactly the cap: kept

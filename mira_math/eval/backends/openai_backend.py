@@ -108,11 +108,12 @@ def _remapped_aiohttp_error(httpx: Any, exc: Exception, request: Any) -> Excepti
     return exc
 
 
-def _deadline_transport(httpx: Any, deadline: float, inner: Any) -> Any:
+def _deadline_transport(httpx: Any, deadline: float, inner: Any, max_bytes: int) -> Any:
     """An HTTP transport whose every attempt (headers AND body) must finish within ``deadline``
     seconds: httpx's own timeout is per read, so a server trickling a byte at a time would hold
     a request forever. An expired attempt raises ``ReadTimeout`` (the SDK's retryable timeout).
-    A 5xx whose body says the request is malformed gets ``x-should-retry: false``."""
+    The body is read here, decoded, at most ``max_bytes`` (:func:`_capped_body`). A 5xx whose
+    body says the request is malformed gets ``x-should-retry: false``."""
 
     class DeadlineTransport(httpx.AsyncBaseTransport):
         def __init__(self) -> None:
@@ -132,16 +133,20 @@ def _deadline_transport(httpx: Any, deadline: float, inner: Any) -> Any:
             try:
                 response = await self.inner.handle_async_request(request)
                 try:
-                    body = await response.aread()
+                    body, oversize = await _capped_body(response, max_bytes)
                 finally:
                     await response.aclose()
             except httpx.TransportError as exc:
                 raise _remapped_aiohttp_error(httpx, exc, request) from exc
+            response._content = body      # what ``response.content`` returns (decoded) from now on
+            record = _CALL.get()
+            if record is not None:
+                record["oversize"] = oversize    # this attempt's (a retry may fit)
             if response.status_code < 500 or not any(w in body.lower() for w in _MALFORMED_WORDS):
                 return response   # its body is read: the client does not read it again
             headers = httpx.Headers(response.headers)
             headers["x-should-retry"] = "false"
-            headers.pop("content-encoding", None)   # aread() has decoded the body
+            headers.pop("content-encoding", None)   # the body is decoded
             headers["content-length"] = str(len(body))
             return httpx.Response(response.status_code, headers=headers, content=body,
                                   extensions=response.extensions)
@@ -150,6 +155,24 @@ def _deadline_transport(httpx: Any, deadline: float, inner: Any) -> Any:
             await self.inner.aclose()
 
     return DeadlineTransport()
+
+
+async def _capped_body(response: Any, cap: int) -> Tuple[bytes, Optional[int]]:
+    """The reply body, decoded, and None; or ``b""`` and the size seen once it passes ``cap``
+    bytes (a 50 MB reply, a gzip bomb): a declared Content-Length over the cap is refused
+    before any byte is read, and the stream is read chunk by chunk, so no more than about
+    ``cap`` bytes of a reply are ever held (the transport streams the body)."""
+    declared = response.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > cap \
+            and "content-encoding" not in response.headers:
+        return b"", int(declared)
+    chunks, size = [], 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > cap:
+            return b"", size
+        chunks.append(chunk)
+    return b"".join(chunks), None
 
 _asyncio_timeout = getattr(asyncio, "timeout", None)   # Python 3.11+
 
@@ -210,31 +233,6 @@ async def _on_response(response: Any) -> None:
     record = _CALL.get()
     if record is not None:
         record["request_id"] = response.headers.get("x-request-id")
-        await _read_capped(response, record)
-
-
-async def _read_capped(response: Any, record: Dict[str, Any]) -> None:
-    """Read the reply body here, decoded, at most ``record["cap"]`` bytes: a larger one (a 50 MB
-    reply, a gzip bomb) is dropped as it streams and the call becomes that instance's error."""
-    cap = record.get("cap")
-    if not cap:
-        return
-    declared = response.headers.get("content-length")
-    chunks, size = [], 0
-    if not (declared and declared.isdigit() and int(declared) > cap and
-            "content-encoding" not in response.headers):
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > cap:
-                break
-            chunks.append(chunk)
-    else:
-        size = int(declared)
-    if size > cap:
-        record["oversize"] = size
-        chunks = []
-        await response.aclose()
-    response._content = b"".join(chunks)       # what ``response.content`` returns from now on
 
 
 async def _close_at_loop_shutdown(client: Any) -> AsyncIterator[None]:
@@ -361,7 +359,7 @@ class OpenAIBackend:
         inner = (self._aiohttp_transport(limits=limits) if self._aiohttp_transport
                  else httpx.AsyncHTTPTransport(limits=limits))
         http_client = self._openai.DefaultAsyncHttpxClient(
-            transport=_deadline_transport(httpx, self.timeout, inner),
+            transport=_deadline_transport(httpx, self.timeout, inner, self.max_reply_bytes),
             event_hooks={"request": [_on_request], "response": [_on_response]})
         return self._openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
                                         timeout=self.timeout, max_retries=self.max_retries,
@@ -473,7 +471,7 @@ class OpenAIBackend:
         """One chat completion; never raises for a failed item (a fatal error raises
         :class:`FatalBackendError`). The reply is read as raw JSON (no pydantic objects); the
         SDK's retries, timeouts and error types are kept."""
-        record: Dict[str, Any] = {"attempts": 0, "request_id": None, "cap": self.max_reply_bytes}
+        record: Dict[str, Any] = {"attempts": 0, "request_id": None}
         token = _CALL.set(record)
         t0 = time.perf_counter()
         seq = self._watch.begin()
