@@ -261,3 +261,37 @@ def test_an_oversize_reply_is_refused_by_its_content_length_or_dropped_as_it_str
     small = httpx.Response(200, stream=Chunks(3))
     body, size = asyncio.run(_capped_body(small, 3 * 2 ** 20))
     assert size is None and len(body) == 3 * 2 ** 20              # exactly the cap: kept
+
+
+# ------------------------------------------------------------------ a real write failure, SIGTERM
+
+def _limited_eval(out: Path, max_file_bytes: int, *extra: str):
+    """``mira-math eval`` in a child process whose files cannot grow past ``max_file_bytes``
+    (RLIMIT_FSIZE: a write past it fails with EFBIG, as a full disk fails with ENOSPC)."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)     # the write fails instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_bytes, max_file_bytes))
+
+    return subprocess.run([sys.executable, "-m", "mira_math.cli.main", "eval", "--solver", "reference",
+                           "--limit", "300", "--out", str(out), *extra],
+                          capture_output=True, text=True, timeout=600, preexec_fn=limit,
+                          cwd=Path(__file__).resolve().parents[2])
+
+
+def test_a_write_that_runs_out_of_space_is_exit_5_one_line_and_resume_completes(tmp_path):
+    out = tmp_path / "run"
+    proc = _limited_eval(out, 100_000)
+    assert proc.returncode == 5, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert "nothing lost" in proc.stderr and "--resume" in proc.stderr
+    kept = (out / "transcripts.jsonl").read_bytes()
+    assert 0 < kept.count(b"\n") < 300
+    again = _limited_eval(out, 2 ** 40, "--resume")
+    assert again.returncode == 0, again.stderr
+    ids = [r["id"] for r in _rows(out)]
+    assert len(ids) == len(set(ids)) == 300                  # nothing lost, nothing twice
