@@ -75,8 +75,9 @@ class AttackHandler(JSONHandler):
     holds NaN and Infinity), ``huge`` (a 50 MB reply), ``gzipbomb`` (a gzip body that decodes to
     50 MB), ``resets2`` (every 50th request, 2%, has its connection dropped at once; the others
     are answered after 1 s, so the failures come back first), ``ratelimited`` (429 without
-    ``Retry-After``); any other name gets a normal reply (a decline for structured
-    requests, else ``ANSWER: 0``) that reports 900 completion tokens, past small token limits."""
+    ``Retry-After``), ``slow`` (a normal reply after 0.2 s); any other name gets a normal reply
+    (a decline for structured requests, else ``ANSWER: 0``) that reports 900 completion tokens,
+    past small token limits."""
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
@@ -91,6 +92,8 @@ class AttackHandler(JSONHandler):
             if number % 50 == 0:
                 return self._hang_up()
             time.sleep(1.0)
+        if model == "slow":
+            time.sleep(0.2)
         if model == "unauthorized":
             return self._send(401, {"error": {"message": "bad key", "type": "invalid_api_key"}})
         if model == "missing":

@@ -295,3 +295,36 @@ def test_a_write_that_runs_out_of_space_is_exit_5_one_line_and_resume_completes(
     assert again.returncode == 0, again.stderr
     ids = [r["id"] for r in _rows(out)]
     assert len(ids) == len(set(ids)) == 300                  # nothing lost, nothing twice
+
+
+def test_sigterm_on_the_async_path_is_exit_130_with_the_hint_and_resume_completes(attack_server, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    args = [sys.executable, "-m", "mira_math.cli.main", "eval", "--solver",
+            f"openai:slow@{_url(attack_server)}", "--limit", "40", "--concurrency", "4",
+            "--max-retries", "0", "--out", str(out)]
+    env = dict(os.environ, NO_PROXY="127.0.0.1")
+    proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True, env=env,
+                            cwd=Path(__file__).resolve().parents[2])
+    transcripts = out / "transcripts.jsonl"
+    for _ in range(6000):                       # until 4 lines are written (a bound, not a timing)
+        if transcripts.exists() and transcripts.read_bytes().count(b"\n") >= 4:
+            break
+        if proc.poll() is not None:
+            break
+        import time
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGTERM)
+    err = proc.communicate(timeout=300)[1]
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "--resume" in err and "Traceback" not in err
+    assert len(_rows(out)) < 40
+    again = subprocess.run(args + ["--resume"], capture_output=True, text=True, env=env, timeout=300,
+                           cwd=Path(__file__).resolve().parents[2])
+    assert again.returncode == 0, again.stderr
+    ids = [r["id"] for r in _rows(out)]
+    assert len(ids) == len(set(ids)) == 40
