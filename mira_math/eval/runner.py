@@ -752,7 +752,7 @@ def run_async(instances: Iterable[Instance], make_episode: Callable[[Instance], 
     finally:
         term.restore()
     if term.received:
-        term.handler(signal.SIGTERM, None)   # type: ignore[misc]  # the CLI's: KeyboardInterrupt
+        term.handler(signal.SIGTERM, None)   # type: ignore[operator]  # the CLI's: KeyboardInterrupt
     return calls
 
 
