@@ -751,8 +751,8 @@ def run_async(instances: Iterable[Instance], make_episode: Callable[[Instance], 
             raise
     finally:
         term.restore()
-    if term.received:
-        term.handler(signal.SIGTERM, None)   # type: ignore[operator]  # the CLI's: KeyboardInterrupt
+    if term.received and callable(term.handler):
+        term.handler(signal.SIGTERM, None)   # the CLI's: KeyboardInterrupt
     return calls
 
 
