@@ -177,20 +177,44 @@ def _fail(watch, seq, kind="down"):
     return asyncio.run(watch.persistent(seq, kind))
 
 
-def test_fast_failures_while_older_calls_are_in_flight_are_no_streak():
+async def _failing(watch, seq, kind="down"):
+    watch.end(seq, kind, replied=kind != "down", succeeded=False)
+    return await watch.persistent(seq, kind)
+
+
+def test_fast_failures_while_older_calls_are_in_flight_are_held_then_released_by_a_reply():
+    import asyncio
+
     watch = _watch()
-    seqs = [watch.begin() for _ in range(10)]
-    # 2, 5, 7, 8, 9 fail first: in completion order five in a row, in sending order no streak
-    assert [_fail(watch, s) for s in (2, 5, 7, 8, 9)] == [None] * 5
-    # 7, 8, 9 were sent in a row, but 0-6 are still in flight and nothing was ever answered
-    assert seqs == list(range(10))
+
+    async def scenario():
+        for _ in range(10):
+            watch.begin()
+        # 2, 5, 7, 8, 9 fail first: in completion order five in a row, in sending order no streak
+        held = [asyncio.ensure_future(_failing(watch, s)) for s in (2, 5, 7, 8, 9)]
+        await asyncio.sleep(0)
+        assert not any(h.done() for h in held)      # waiting for the calls sent before them
+        watch.end(0, None, replied=True, succeeded=True)   # the first reply: the server is up
+        return [await h for h in held]
+
+    assert asyncio.run(scenario()) == [None] * 5     # each is its instance's error, no stop
 
 
 def test_a_closed_port_at_the_start_stops_after_the_streak_at_once():
+    import asyncio
+
     watch = _watch(streak=3)
-    a, b, c = watch.begin(), watch.begin(), watch.begin()
-    assert _fail(watch, c) is None and _fail(watch, a) is None    # b still in flight
-    assert _fail(watch, b) == 3                                   # every call sent so far failed
+
+    async def scenario():
+        a, b, c = watch.begin(), watch.begin(), watch.begin()
+        last = asyncio.ensure_future(_failing(watch, c))      # held: a and b are still out
+        await asyncio.sleep(0)
+        assert not last.done()
+        first = await _failing(watch, a)                      # nothing older: streak of 1
+        second = await _failing(watch, b)                     # a, b, c: every call failed
+        return first, second, await last
+
+    assert asyncio.run(scenario()) == (None, 3, 3)
 
 
 def test_a_success_in_between_breaks_the_streak_in_sending_order():

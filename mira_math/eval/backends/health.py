@@ -12,9 +12,11 @@ were SENT and calls a kind of failure persistent only when
 * nothing has cleared it for ``quiet_s`` seconds (a reply, for a down server; a 2xx reply, for
   a 429 storm). A failure inside the window is held until the window has passed, so a streak
   that a healthy reply interrupts costs no stop, and a real outage pauses the run instead of
-  failing every instance it reaches. When nothing has ever cleared it (a closed port at the
-  start of a run), the streak counts once no call sent before it is still in flight: the whole
-  history is failure, and the run stops after ``streak`` calls, at once.
+  failing every instance it reaches. When nothing has ever cleared it (the start of a run), a
+  failure is held until the calls sent before it have ended (at most ``quiet_s``): a reply
+  among them releases it as that instance's error; if they all failed the same way, the whole
+  history is failure and a streak stops the run (a closed port: after ``streak`` calls, at
+  once; a 429 storm: when the first window of calls has come back, without recording them).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Callable, Dict, Optional, Set
 
 DOWN = "down"              # no reply at all (refused, reset, DNS): the server is not there
 RATE_LIMITED = "429"       # HTTP 429 after the SDK's retries
+POLL_S = 0.05              # how often a held failure looks at the calls sent before it
 
 
 class FailureWatch:
@@ -79,18 +82,27 @@ class FailureWatch:
 
     async def persistent(self, seq: int, kind: str) -> Optional[int]:
         """Whether the failure of call ``seq`` shows a persistent ``kind`` (then the streak's
-        length, else None). May wait (at most ``quiet_s``) for a reply that would clear it."""
+        length, else None). May wait, at most ``quiet_s``, for a call that would clear it."""
         if kind not in self.streaks:
             return None
+        clears = self._clears[kind]
+        cleared = self._cleared[kind]
+        if cleared is None:
+            # Never cleared: wait for the calls sent before this one (they may still succeed);
+            # a streak then counts only if every call sent before it has failed too.
+            for _ in range(int(self.quiet_s / POLL_S)):
+                if self._clears[kind] != clears or min(self._pending, default=self._next) > seq:
+                    break
+                await asyncio.sleep(POLL_S)
+            if self._clears[kind] != clears or min(self._pending, default=self._next) < seq:
+                return None              # a reply came, or the older calls are still out
+            run = self._streak(seq, kind)
+            return len(run) if len(run) >= self.streaks[kind] else None
         run = self._streak(seq, kind)
         if len(run) < self.streaks[kind]:
             return None
-        cleared = self._cleared[kind]
-        if cleared is None:        # never cleared: every call sent before the streak has ended
-            return len(run) if min(self._pending, default=self._next) > run.start else None
         wait = cleared + self.quiet_s - self._clock()
         if wait > 0:
-            clears = self._clears[kind]
             await asyncio.sleep(wait)
             if self._clears[kind] != clears:
                 return None
