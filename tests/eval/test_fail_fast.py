@@ -207,14 +207,14 @@ def test_a_closed_port_at_the_start_stops_after_the_streak_at_once():
 
     async def scenario():
         a, b, c = watch.begin(), watch.begin(), watch.begin()
-        last = asyncio.ensure_future(_failing(watch, c))      # held: a and b are still out
+        held = [asyncio.ensure_future(_failing(watch, s)) for s in (c, a)]   # b is still out
         await asyncio.sleep(0)
-        assert not last.done()
-        first = await _failing(watch, a)                      # nothing older: streak of 1
-        second = await _failing(watch, b)                     # a, b, c: every call failed
-        return first, second, await last
+        assert not any(h.done() for h in held)
+        return [await _failing(watch, b)] + [await h for h in held]       # every call failed
 
-    assert asyncio.run(scenario()) == (None, 3, 3)
+    assert asyncio.run(scenario()) == [3, 3, 3]
+    lone = _watch(streak=3)
+    assert asyncio.run(_failing(lone, lone.begin())) is None     # nothing out, streak of 1: no stop
 
 
 def test_a_success_in_between_breaks_the_streak_in_sending_order():

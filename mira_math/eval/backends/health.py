@@ -13,10 +13,11 @@ were SENT and calls a kind of failure persistent only when
   a 429 storm). A failure inside the window is held until the window has passed, so a streak
   that a healthy reply interrupts costs no stop, and a real outage pauses the run instead of
   failing every instance it reaches. When nothing has ever cleared it (the start of a run), a
-  failure is held until the calls sent before it have ended (at most ``quiet_s``): a reply
-  among them releases it as that instance's error; if they all failed the same way, the whole
-  history is failure and a streak stops the run (a closed port: after ``streak`` calls, at
-  once; a 429 storm: when the first window of calls has come back, without recording them).
+  failure is held while calls still out could decide it (any sent before it; any sent after it
+  while its streak is short; at most ``quiet_s``): a reply among them releases it as that
+  instance's error; if they all failed the same way, the whole history is failure and a streak
+  stops the run (a closed port: after ``streak`` calls, at once; a 429 storm: when the first
+  window of calls has come back, without recording them as errors).
 """
 
 from __future__ import annotations
@@ -69,6 +70,13 @@ class FailureWatch:
     def ever_cleared(self, kind: str) -> bool:
         return self._cleared.get(kind) is not None
 
+    def _undecided(self, seq: int, kind: str) -> bool:
+        """Calls still out could change the verdict on ``seq``: one sent before it, or (the
+        streak being short) one sent after it."""
+        if not self._pending:
+            return False
+        return min(self._pending) < seq or len(self._streak(seq, kind)) < self.streaks[kind]
+
     def _streak(self, seq: int, kind: str) -> range:
         """The run of finished calls around ``seq``, in sending order, that all failed with ``kind``."""
         limit = self.streaks[kind]
@@ -91,7 +99,7 @@ class FailureWatch:
             # Never cleared: wait for the calls sent before this one (they may still succeed);
             # a streak then counts only if every call sent before it has failed too.
             for _ in range(int(self.quiet_s / POLL_S)):
-                if self._clears[kind] != clears or min(self._pending, default=self._next) > seq:
+                if self._clears[kind] != clears or not self._undecided(seq, kind):
                     break
                 await asyncio.sleep(POLL_S)
             if self._clears[kind] != clears or min(self._pending, default=self._next) < seq:
