@@ -228,8 +228,8 @@ def attacks(url: str, tmp: Path, limit: str) -> List[Tuple[str, Callable[[], Tup
     return [
         ("401 unauthorized", lambda: ev("unauthorized", "a401")),
         ("404 model not found", lambda: ev("missing", "a404")),
-        ("server down", lambda: cli("eval", "--solver", f"openai:m@{down}", "--limit", limit,
-                                    "--max-retries", "1", "--out", tmp / "down")),
+        ("server down", lambda: cli("eval", "--solver", f"openai:m@{down}", "--limit", "20",
+                                    "--max-retries", "1", "--out", tmp / "down")),   # part A: 20 > 5
         ("missing OPENAI_API_KEY (official)", no_key),
         ("trickling server, --timeout 2", lambda: ev("trickle", "trickle", "--timeout", "2",
                                                       "--max-retries", "0")),
