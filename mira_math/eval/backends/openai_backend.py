@@ -174,6 +174,7 @@ async def _capped_body(response: Any, cap: int) -> Tuple[bytes, Optional[int]]:
         chunks.append(chunk)
     return b"".join(chunks), None
 
+
 _asyncio_timeout = getattr(asyncio, "timeout", None)   # Python 3.11+
 
 JSON_SCHEMA_NAME = "responder_reply"
