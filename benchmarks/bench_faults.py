@@ -13,6 +13,8 @@ import contextlib
 import io
 import json
 import os
+import re
+import signal
 import socket
 import subprocess
 import sys
@@ -30,12 +32,14 @@ from tests.eval.openai_stub import AttackHandler, AttackState, serve  # noqa: E4
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / "mira-math"
 SECRETS_WRITTEN: List[object] = []
+LAST_ERR = [""]           # the last command's whole stderr (part A reads the stop line)
 
 
 def cli(*args: str) -> Tuple[int, str]:
     err, out = io.StringIO(), io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
         code = main([str(a) for a in args])
+    LAST_ERR[0] = err.getvalue()
     lines = [line for line in (err.getvalue() or out.getvalue()).splitlines() if line.strip()]
     if "--out" in args:   # the first recorded error or format-error reason, if any
         transcripts = Path(args[list(args).index("--out") + 1]) / "transcripts.jsonl"
@@ -148,12 +152,84 @@ def attacks(url: str, tmp: Path, limit: str) -> List[Tuple[str, Callable[[], Tup
         errors = sum("ReplyTooLarge" in (r.get("error") or {}).get("message", "") for r in rows)
         return int(rc), f"peak RSS {mib} MiB for 12 episodes; {errors}/12 ReplyTooLarge errors"
 
+    # part A (issue 22): fail-fast that counts right, a 429 storm, the in-flight count on a stop,
+    # a write that runs out of space, SIGTERM on the async path.
+    def stop_line(out: str, code: int) -> str:   # part A
+        transcripts = tmp / out / "transcripts.jsonl"
+        kept = transcripts.read_text().count("\n") if transcripts.exists() else 0
+        return f"{kept} lines kept"
+
+    def resets(runs: int = 4) -> Tuple[int, str]:   # part A
+        codes = []
+        for n in range(runs):
+            code, line = cli("eval", "--solver", f"openai:resets2@{url}", "--limit", "1000",
+                             "--concurrency", "256", "--max-retries", "0", "--out", tmp / f"resets{n}")
+            codes.append(code)
+        stops = sum(c == 4 for c in codes)
+        return codes[-1], f"{stops}/{runs} runs stopped (false stops); exit codes {codes}; [{line[-70:]}]"
+
+    def storm() -> Tuple[int, str]:   # part A: default retries (6) and concurrency (16)
+        t0 = time.perf_counter()
+        code, _ = cli("eval", "--solver", f"openai:ratelimited@{url}", "--limit", "2310",
+                      "--out", tmp / "storm")
+        said = LAST_ERR[0]
+        flight = re.search(r"(\d+) episode\(s\) in flight", said)
+        return code, (f"stopped after {time.perf_counter() - t0:.1f} s, {stop_line('storm', code)}, "
+                      f"{flight.group(1) if flight else '?'} in flight; one line: {said.count(chr(10)) <= 1}")
+
+    def in_flight() -> Tuple[int, str]:   # part A
+        code, _ = cli("eval", "--solver", f"openai:unauthorized@{url}", "--limit", "40",
+                      "--concurrency", "16", "--max-retries", "0", "--out", tmp / "flight")
+        flight = re.search(r"(\d+ finished transcripts kept).*?(\d+ episode\(s\) in flight)", LAST_ERR[0])
+        return code, ", ".join(flight.groups()) if flight else "TRACEBACK? " + LAST_ERR[0][-80:]
+
+    def child(args: List[str], fsize: int = 0) -> subprocess.Popen:   # part A
+        def limit() -> None:
+            if fsize:
+                import resource
+                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+                resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        return subprocess.Popen([sys.executable, "-m", "mira_math.cli.main", *args], cwd=ROOT,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=limit)
+
+    def resumed(args: List[str], out: Path, total: int) -> str:   # part A
+        again = child(args + ["--resume"])
+        again.communicate()
+        ids = [json.loads(x)["id"] for x in (out / "transcripts.jsonl").read_text().splitlines()]
+        return (f"--resume: exit {again.returncode}, {len(set(ids))}/{total} instances, "
+                f"{len(ids) - len(set(ids))} twice")
+
+    def no_space() -> Tuple[int, str]:   # part A: a real failed write (RLIMIT_FSIZE: EFBIG)
+        out = tmp / "nospace"
+        args = ["eval", "--solver", "reference", "--limit", "300", "--out", str(out)]
+        proc = child(args, fsize=100_000)
+        err = proc.communicate()[1]
+        kept = (out / "transcripts.jsonl").read_bytes().count(b"\n")
+        tb = "TRACEBACK " if "Traceback" in err else ""
+        return proc.returncode, f"{tb}{err.count(chr(10))} line, {kept} kept; {resumed(args, out, 300)}"
+
+    def sigterm() -> Tuple[int, str]:   # part A: the async path, 4 in flight
+        out = tmp / "sigterm"
+        args = ["eval", "--solver", f"openai:slow@{url}", "--limit", "40", "--concurrency", "4",
+                "--max-retries", "0", "--out", str(out)]
+        proc = child(args)
+        transcripts = out / "transcripts.jsonl"
+        while proc.poll() is None and not (transcripts.exists() and transcripts.read_bytes().count(b"\n") >= 8):
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGTERM)
+        err = proc.communicate()[1]
+        kept = transcripts.read_bytes().count(b"\n")
+        tb = "TRACEBACK " if "Traceback" in err else ""
+        hint = "resume hint" if "--resume" in err else "NO HINT"
+        return proc.returncode, f"{tb}{err.count(chr(10))} line, {hint}, {kept} kept; {resumed(args, out, 40)}"
+
     down = f"http://127.0.0.1:{free_port()}/v1"
     return [
         ("401 unauthorized", lambda: ev("unauthorized", "a401")),
         ("404 model not found", lambda: ev("missing", "a404")),
-        ("server down", lambda: cli("eval", "--solver", f"openai:m@{down}", "--limit", limit,
-                                    "--max-retries", "1", "--out", tmp / "down")),
+        ("server down", lambda: cli("eval", "--solver", f"openai:m@{down}", "--limit", "20",
+                                    "--max-retries", "1", "--out", tmp / "down")),   # part A: 20 > 5
         ("missing OPENAI_API_KEY (official)", no_key),
         ("trickling server, --timeout 2", lambda: ev("trickle", "trickle", "--timeout", "2",
                                                       "--max-retries", "0")),
@@ -177,6 +253,11 @@ def attacks(url: str, tmp: Path, limit: str) -> List[Tuple[str, Callable[[], Tup
         ("api-key in the URL query", lambda: secret("query")),
         ("50 MB replies (12 episodes)", lambda: peak("huge")),
         ("gzip bomb: 50 MB decoded (12 eps.)", lambda: peak("gzipbomb")),
+        ("2% resets, 256 in flight, retries 0", resets),                   # part A
+        ("429 storm, no Retry-After (defaults)", storm),                   # part A
+        ("stop at 16 in flight (401)", in_flight),                         # part A
+        ("out of space mid-run (file limit)", no_space),                   # part A
+        ("SIGTERM mid-run (async, 4 in flight)", sigterm),                 # part A
     ]
 
 
@@ -306,7 +387,8 @@ def main_bench() -> int:
             except BaseException as exc:  # a traceback is a finding: report it
                 code, line = -1, f"TRACEBACK {type(exc).__name__}: {exc}"[:110]
             print(f"{name:36} {code:>4} {time.perf_counter() - t0:6.1f}  {line}", flush=True)
-            tracebacks += code == -1 or "Traceback" in line or "this is a bug" in line   # part B: last resort
+            tracebacks += (code == -1 or "Traceback" in line or "TRACEBACK" in line
+                           or "this is a bug" in line)    # the last-resort line counts too
     print(f"{tracebacks} tracebacks, {len(SECRETS_WRITTEN)} secrets written")
     return 0
 

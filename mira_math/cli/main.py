@@ -77,11 +77,14 @@ def build_parser() -> argparse.ArgumentParser:
 # Exit codes (README "Reliability"): 0 done, every instance without error; 1 a user-facing
 # error (bad data, a refused run), nothing run; 2 a bad option; 3 the run finished but some
 # instances ended in an error (``--retry-errors`` reruns them); 4 the run was stopped by a
-# fatal backend error (``--resume`` continues it); 5 no space left on the device (nothing lost:
-# resume); 130 interrupted (Ctrl-C or SIGTERM); 141 closed pipe.
+# fatal backend error (401/403/404, a server that is down; ``--resume`` continues it); 5 no
+# space left on the device, a quota or a file-size limit (nothing lost: resume); 6 the run was
+# stopped by a rate-limit storm (every recent call answered 429, none succeeded: wait, then
+# ``--resume``); 130 interrupted (Ctrl-C or SIGTERM); 141 closed pipe.
 EXIT_INSTANCE_ERRORS = 3
 EXIT_STOPPED = 4
 EXIT_DISK_FULL = 5            # no space left: nothing lost (every line is written whole), resume
+EXIT_RATE_LIMITED = 6         # a 429 storm: a limit or quota to wait for, then resume
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
@@ -98,15 +101,19 @@ def _sigterm_as_interrupt() -> object:
         return None
 
 
-def _disk_full(err: BaseException) -> bool:
-    """ENOSPC anywhere in the exception's chain (a full disk often surfaces during cleanup)."""
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)   # a full disk, a quota, a file-size limit
+
+
+def _disk_full(err: BaseException) -> Optional[str]:
+    """What ran out (``os.strerror``) where a write failed for want of space anywhere in the
+    exception's chain (a full disk often surfaces again during cleanup), else None."""
     seen = 0
     while err is not None and seen < 20:
-        if isinstance(err, OSError) and err.errno == errno.ENOSPC:
-            return True
+        if isinstance(err, OSError) and err.errno in _NO_SPACE:
+            return os.strerror(err.errno)
         err = err.__cause__ or err.__context__   # type: ignore[assignment]
         seen += 1
-    return False
+    return None
 
 
 def _resume_hint(args: argparse.Namespace) -> str:
@@ -134,11 +141,14 @@ def _main(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args))
     except MiraError as err:  # bad data, a refused run, ...: one line, no traceback
-        from mira_math.eval.runner import RunStopped
+        from mira_math.eval.runner import RunRateLimited, RunStopped
 
-        if _disk_full(err):
-            return _say_disk_full(args)
+        full = _disk_full(err)
+        if full:
+            return _say_disk_full(args, full)
         print(f"mira-math {args.command}: {err}", file=sys.stderr)
+        if isinstance(err, RunRateLimited):
+            return EXIT_RATE_LIMITED
         return EXIT_STOPPED if isinstance(err, RunStopped) else 1
     except KeyboardInterrupt:
         print(f"mira-math {args.command}: interrupted{_resume_hint(args)}", file=sys.stderr)
@@ -151,9 +161,10 @@ def _main(args: argparse.Namespace) -> int:
             pass
         return EXIT_BROKEN_PIPE
     except Exception as err:
-        if not _disk_full(err):
+        full = _disk_full(err)
+        if not full:
             return _say_bug(args, err)
-        return _say_disk_full(args)
+        return _say_disk_full(args, full)
 
 
 def _say_bug(args: argparse.Namespace, err: Exception) -> int:
@@ -169,9 +180,10 @@ def _say_bug(args: argparse.Namespace, err: Exception) -> int:
     return 1
 
 
-def _say_disk_full(args: argparse.Namespace) -> int:
+def _say_disk_full(args: argparse.Namespace, what: str) -> int:
     hint = _resume_hint(args) or "; free some space and run the command again"
-    print(f"mira-math {args.command}: no space left on the device: nothing lost{hint}", file=sys.stderr)
+    where = "no space left on the device" if what == os.strerror(errno.ENOSPC) else f"no space left ({what})"
+    print(f"mira-math {args.command}: {where}: nothing lost{hint}", file=sys.stderr)
     return EXIT_DISK_FULL
 
 

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import threading
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple
 
-from mira_math.eval.backends.base import Completion, FatalBackendError
+from mira_math.eval.backends.base import Completion, FatalBackendError, RateLimitStorm
 from mira_math.eval.backends.registry import capabilities_of
 from mira_math.eval.rundir import LOCK, MANIFEST, TRANSCRIPTS, RunDirError, read_manifest
 from mira_math.eval.redact import redact_argv, redact_obj
@@ -41,6 +42,7 @@ from mira_math.eval.validated import file_sha256, is_validated, mark_validated
 from mira_math.generators.schema import DataError, Instance, instance_from_checked_dict, instance_from_dict, loads_line
 
 PROGRESS_EVERY_S = 30.0   # progress lines when stderr is not a terminal
+SYNC_EVERY_S = 2.0        # the async path fsyncs the transcripts this often (batches: per batch)
 
 
 class RunError(MiraError, RuntimeError):
@@ -50,6 +52,10 @@ class RunError(MiraError, RuntimeError):
 class RunStopped(MiraError, RuntimeError):
     """A run stopped early by a fatal backend error (authentication, a missing model, a server
     that is down); the transcripts written so far are kept and ``--resume`` continues."""
+
+
+class RunRateLimited(RunStopped):
+    """A run stopped by a rate-limit storm (every recent call answered 429): its own exit code."""
 
 
 # ------------------------------------------------------------------ data selection
@@ -472,6 +478,7 @@ class TranscriptLog:
         self.path = path
         self.repaired: Optional[str] = None
         self.finished: Dict[str, bool] = {}   # id -> errored?
+        self._unsynced = False
         if path.exists():
             if not path.is_file():
                 raise RunError(f"{path}: not a file (a run directory's transcripts are a file)")
@@ -518,11 +525,20 @@ class TranscriptLog:
     def write(self, line: str) -> None:
         self._fh.write(line)
         self._fh.flush()
+        self._unsynced = True
 
     def sync(self) -> None:
         """Make the lines written so far durable (end of a batch, every few seconds, close)."""
         self._fh.flush()
+        self._unsynced = False
         os.fsync(self._fh.fileno())
+
+    def sync_written(self) -> None:
+        """fsync the lines already written (each ``write`` flushes its line), if any since the
+        last sync. Touches only the descriptor, so a timer may call it from another thread."""
+        if self._unsynced and not self._fh.closed:
+            self._unsynced = False
+            os.fsync(self._fh.fileno())
 
     def drop_errors(self) -> List[str]:
         """Remove errored transcripts (atomically) so they can be run again; their ids."""
@@ -692,8 +708,12 @@ class _SyncSolverAsAsync:
 
 def run_async(instances: Iterable[Instance], make_episode: Callable[[Instance], Episode],
               solver: Any, responder: Any, emit: Callable[[Episode], None],
-              concurrency: int = 16) -> Dict[str, int]:
-    """A sliding window of ``concurrency`` episodes; each advances as its replies arrive."""
+              concurrency: int = 16, sync: Optional[Callable[[], None]] = None,
+              sync_every_s: Optional[float] = None) -> Dict[str, int]:
+    """A sliding window of ``concurrency`` episodes; each advances as its replies arrive.
+    ``sync`` (fsync the lines written) runs every ``sync_every_s`` seconds (default
+    ``SYNC_EVERY_S``) in a worker thread,
+    so a finished line is on disk within that time even if nothing else finishes."""
     calls = {"solver_calls": 0, "responder_calls": 0}
     pending: Iterator[Instance] = iter(instances)
 
@@ -719,11 +739,70 @@ def run_async(instances: Iterable[Instance], make_episode: Callable[[Instance], 
                     calls["responder_calls"] += 1
             emit(episode)
 
-    async def main() -> None:
-        await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+    every = SYNC_EVERY_S if sync_every_s is None else sync_every_s
 
-    asyncio.run(main())
+    async def syncer() -> None:
+        while True:
+            await asyncio.sleep(every)
+            await asyncio.to_thread(sync)   # type: ignore[arg-type]
+
+    async def main() -> None:
+        timer = asyncio.ensure_future(syncer()) if sync is not None else None
+        try:
+            await asyncio.gather(*(worker() for _ in range(max(1, concurrency))))
+        finally:
+            if timer is not None:
+                timer.cancel()
+
+    term = _Termination()
+
+    async def guarded() -> None:
+        task = asyncio.ensure_future(main())
+        term.install(task)
+        await task
+
+    try:
+        asyncio.run(guarded())
+    except asyncio.CancelledError:
+        if not term.received:
+            raise
+    finally:
+        term.restore()
+    if term.received and callable(term.handler):
+        term.handler(signal.SIGTERM, None)   # the CLI's: KeyboardInterrupt
     return calls
+
+
+class _Termination:
+    """Where the caller handles SIGTERM (the CLI turns it into Ctrl-C: exit 130 and the resume
+    hint), an async run takes the signal over while its loop runs: it cancels the run inside
+    the loop, so every episode in flight is cancelled cleanly, and the caller's handler is
+    called once the loop has closed. A handler raising at an arbitrary point of the loop left
+    "Task exception was never retrieved" and unclosed connections after the one-line message."""
+
+    def __init__(self) -> None:
+        self.received = False
+        try:
+            self.handler = signal.getsignal(signal.SIGTERM)
+        except ValueError:          # pragma: no cover - no signals here
+            self.handler = None
+
+    def install(self, task: "asyncio.Future[None]") -> None:
+        if not callable(self.handler):
+            return
+        try:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, self._on_sigterm, task)
+        except (NotImplementedError, RuntimeError, ValueError):   # not the main thread
+            self.handler = None
+
+    def _on_sigterm(self, task: "asyncio.Future[None]") -> None:
+        self.received = True
+        task.cancel()
+
+    def restore(self) -> None:
+        """Closing the loop reset SIGTERM to the default: put the caller's handler back."""
+        if callable(self.handler):
+            signal.signal(signal.SIGTERM, self.handler)
 
 
 # ------------------------------------------------------------------ one call for the CLI
@@ -818,7 +897,7 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
 
         bar = tqdm(total=todo_count, desc="eval", unit="inst", disable=None, leave=False)
     ticker = _Progress(todo_count, stats, progress)
-    last_sync = [time.monotonic()]
+    started_episodes = [0]
 
     def emit(episode: Episode) -> None:
         t = episode.transcript
@@ -834,9 +913,6 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
                 stats["responder_errors"] += bool(turn.errors)
         if bar is not None:
             bar.update(1)
-        if time.monotonic() - last_sync[0] > 2.0:   # the async path has no batch boundary
-            log.sync()
-            last_sync[0] = time.monotonic()
 
     emit.batch_done = log.sync  # type: ignore[attr-defined]
 
@@ -847,20 +923,21 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
                           run_seed=epoch_seed(config.run_seed, epoch),
                           reasoning_history=config.reasoning_history)
         episode.epoch = epoch  # type: ignore[attr-defined]
+        started_episodes[0] += 1
         return episode
 
     started = time.perf_counter()
     try:
         if getattr(solver, "is_async", False):
-            calls = run_async(todo, make_episode, solver, responder, emit, concurrency)
+            calls = run_async(todo, make_episode, solver, responder, emit, concurrency,
+                              sync=log.sync_written)
         elif _is_api(responder):   # offline solver, API responder: write episodes as they finish
             calls = run_async(todo, make_episode, _SyncSolverAsAsync(solver), responder, emit,
-                              concurrency)
+                              concurrency, sync=log.sync_written)
         else:
             calls = run_batched(todo, make_episode, solver, responder, emit, window)
     except FatalBackendError as err:
-        raise RunStopped(f"stopped: {err}; {stats['done']} transcripts kept in {out}: fix the "
-                         f"cause, then rerun with --resume") from None
+        raise _stopped(err, out, stats, started_episodes[0] - stats["done"]) from None
     finally:
         log.close()
         ticker.close()
@@ -872,10 +949,21 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Any,
                      responder_turns=stats["responder_turns"], responder_errors=stats["responder_errors"])
 
 
+def _stopped(err: FatalBackendError, out: Path, stats: Dict[str, int], in_flight: int) -> RunStopped:
+    """The one-line stop: the cause, what is kept, what was in flight (never written half-done:
+    ``--resume`` runs those), and the errors recorded before the stop (``--retry-errors``)."""
+    errors = (f"; {stats['errors']} of them ended in an error (add --retry-errors to rerun those)"
+              if stats["errors"] else "")
+    text = (f"stopped: {err}; {stats['done']} finished transcripts kept in {out}{errors}; "
+            f"{in_flight} episode(s) in flight were not written (--resume runs them): "
+            f"{'wait' if isinstance(err, RateLimitStorm) else 'fix the cause'}, then rerun with --resume")
+    return RunRateLimited(text) if isinstance(err, RateLimitStorm) else RunStopped(text)
+
+
 def _is_api(responder: Any) -> bool:
     backend = getattr(responder, "backend", None)
     return hasattr(responder, "arespond") and backend is not None and capabilities_of(backend).async_calls
 
 
-__all__ = ["InstanceStream", "RunConfig", "RunError", "RunResult", "RunStopped", "write_atomic", "Selection",
-           "data_files", "load_data", "run", "run_async", "run_batched"]
+__all__ = ["InstanceStream", "RunConfig", "RunError", "RunRateLimited", "RunResult", "RunStopped",
+           "write_atomic", "Selection", "data_files", "load_data", "run", "run_async", "run_batched"]

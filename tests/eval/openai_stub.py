@@ -63,6 +63,7 @@ class AttackState:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.bodies: list = []
+        self.calls = 0            # requests received, for the every-Nth behaviours
 
 
 class AttackHandler(JSONHandler):
@@ -72,14 +73,27 @@ class AttackHandler(JSONHandler):
     request, closes the connection), ``truncating`` (a turn cut off by the token limit),
     ``surrogate`` (a reply whose text holds the JSON escape of a lone surrogate and whose usage
     holds NaN and Infinity), ``huge`` (a 50 MB reply), ``gzipbomb`` (a gzip body that decodes to
-    50 MB); any other name gets a normal reply (a decline for structured
-    requests, else ``ANSWER: 0``) that reports 900 completion tokens, past small token limits."""
+    50 MB), ``resets2`` (every 50th request, 2%, has its connection dropped at once; the others
+    are answered after 1 s, so the failures come back first), ``ratelimited`` (429 without
+    ``Retry-After``), ``slow`` (a normal reply after 0.2 s); any other name gets a normal reply
+    (a decline for structured requests, else ``ANSWER: 0``) that reports 900 completion tokens,
+    past small token limits."""
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
         with self.server.state.lock:
             self.server.state.bodies.append(body)
+            self.server.state.calls += 1
+            number = self.server.state.calls
         model = body["model"]
+        if model == "ratelimited":
+            return self._send(429, {"error": {"message": "rate limit reached", "type": "requests"}})
+        if model == "resets2":
+            if number % 50 == 0:
+                return self._hang_up()
+            time.sleep(1.0)
+        if model == "slow":
+            time.sleep(0.2)
         if model == "unauthorized":
             return self._send(401, {"error": {"message": "bad key", "type": "invalid_api_key"}})
         if model == "missing":
@@ -89,9 +103,7 @@ class AttackHandler(JSONHandler):
         if model == "html":
             return self._raw(200, b"<!DOCTYPE html><html><body>login</body></html>", "text/html")
         if model == "hangup":
-            self.close_connection = True
-            self.connection.shutdown(2)
-            return None
+            return self._hang_up()
         if model == "trickle":
             return self._trickle()
         if model in ("huge", "gzipbomb"):   # a 50 MB reply; a gzip body that decodes to 50 MB
@@ -110,6 +122,10 @@ class AttackHandler(JSONHandler):
             "choices": [{"index": 0, "finish_reason": "length" if truncated else "stop",
                          "message": {"role": "assistant", "content": text}}],
             "usage": {"prompt_tokens": 1, "completion_tokens": 900, "total_tokens": 901}})
+
+    def _hang_up(self) -> None:
+        self.close_connection = True
+        self.connection.shutdown(2)
 
     _BIG: dict = {}
 

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, runtime
 from mira_math.game.messages import Completion, Conversation, Message
 
 __all__ = ["AsyncChatBackend", "ChatBackend", "ChatRequest", "Completion", "Conversation",
-           "FatalBackendError", "GenParams", "Message"]
+           "FatalBackendError", "GenParams", "Message", "RateLimitStorm"]
 
 
 @dataclass(frozen=True)
@@ -62,3 +62,8 @@ class FatalBackendError(Exception):
     """An error that every further call would repeat (bad credentials, no permission, an
     unknown model, a server that stays unreachable): the run stops at once, resumable,
     instead of recording it for every instance."""
+
+
+class RateLimitStorm(FatalBackendError):
+    """Every recent call was rate-limited (HTTP 429) and none succeeded: the run stops with its
+    own exit code (a quota or limit to wait for, not a fault to fix), resumable."""

@@ -36,13 +36,17 @@ import time
 from typing import Any, AsyncIterator, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import urlparse
 
-from mira_math.eval.backends.base import ChatRequest, Completion, FatalBackendError, GenParams
+from mira_math.eval.backends.base import (ChatRequest, Completion, FatalBackendError, GenParams,
+                                          RateLimitStorm)
+from mira_math.eval.backends.health import DOWN, RATE_LIMITED, FailureWatch
 from mira_math.eval.redact import redact_text, redact_url
 
 LOG = logging.getLogger("mira_math")
 OFFICIAL_HOST = "api.openai.com"
 MAX_REPLY_BYTES = 4 * 2 ** 20  # the largest reply body read (decoded); a chat reply is far smaller
-MAX_CONNECTION_FAILURES = 5   # consecutive calls with no reply at all: the server is down
+MAX_CONNECTION_FAILURES = 5   # calls in a row (sending order) with no reply at all: the server is down
+MAX_RATE_LIMITED = 8          # calls in a row (sending order) answered 429 after retries: a storm
+QUIET_S = 10.0                # ... and nothing has cleared it for this long (eval.backends.health)
 RESPONSE_FORMATS = ("auto", "json_schema", "json_object")
 # words in a 5xx body that mean "your request is malformed" (llama.cpp answers an unsupported
 # response_format with HTTP 500): such a reply is not retried
@@ -104,11 +108,12 @@ def _remapped_aiohttp_error(httpx: Any, exc: Exception, request: Any) -> Excepti
     return exc
 
 
-def _deadline_transport(httpx: Any, deadline: float, inner: Any) -> Any:
+def _deadline_transport(httpx: Any, deadline: float, inner: Any, max_bytes: int) -> Any:
     """An HTTP transport whose every attempt (headers AND body) must finish within ``deadline``
     seconds: httpx's own timeout is per read, so a server trickling a byte at a time would hold
     a request forever. An expired attempt raises ``ReadTimeout`` (the SDK's retryable timeout).
-    A 5xx whose body says the request is malformed gets ``x-should-retry: false``."""
+    The body is read here, decoded, at most ``max_bytes`` (:func:`_capped_body`). A 5xx whose
+    body says the request is malformed gets ``x-should-retry: false``."""
 
     class DeadlineTransport(httpx.AsyncBaseTransport):
         def __init__(self) -> None:
@@ -128,16 +133,20 @@ def _deadline_transport(httpx: Any, deadline: float, inner: Any) -> Any:
             try:
                 response = await self.inner.handle_async_request(request)
                 try:
-                    body = await response.aread()
+                    body, oversize = await _capped_body(response, max_bytes)
                 finally:
                     await response.aclose()
             except httpx.TransportError as exc:
                 raise _remapped_aiohttp_error(httpx, exc, request) from exc
+            response._content = body      # what ``response.content`` returns (decoded) from now on
+            record = _CALL.get()
+            if record is not None:
+                record["oversize"] = oversize    # this attempt's (a retry may fit)
             if response.status_code < 500 or not any(w in body.lower() for w in _MALFORMED_WORDS):
                 return response   # its body is read: the client does not read it again
             headers = httpx.Headers(response.headers)
             headers["x-should-retry"] = "false"
-            headers.pop("content-encoding", None)   # aread() has decoded the body
+            headers.pop("content-encoding", None)   # the body is decoded
             headers["content-length"] = str(len(body))
             return httpx.Response(response.status_code, headers=headers, content=body,
                                   extensions=response.extensions)
@@ -146,6 +155,25 @@ def _deadline_transport(httpx: Any, deadline: float, inner: Any) -> Any:
             await self.inner.aclose()
 
     return DeadlineTransport()
+
+
+async def _capped_body(response: Any, cap: int) -> Tuple[bytes, Optional[int]]:
+    """The reply body, decoded, and None; or ``b""`` and the size seen once it passes ``cap``
+    bytes (a 50 MB reply, a gzip bomb): a declared Content-Length over the cap is refused
+    before any byte is read, and the stream is read chunk by chunk, so no more than about
+    ``cap`` bytes of a reply are ever held (the transport streams the body)."""
+    declared = response.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > cap \
+            and "content-encoding" not in response.headers:
+        return b"", int(declared)
+    chunks, size = [], 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > cap:
+            return b"", size
+        chunks.append(chunk)
+    return b"".join(chunks), None
+
 
 _asyncio_timeout = getattr(asyncio, "timeout", None)   # Python 3.11+
 
@@ -206,31 +234,6 @@ async def _on_response(response: Any) -> None:
     record = _CALL.get()
     if record is not None:
         record["request_id"] = response.headers.get("x-request-id")
-        await _read_capped(response, record)
-
-
-async def _read_capped(response: Any, record: Dict[str, Any]) -> None:
-    """Read the reply body here, decoded, at most ``record["cap"]`` bytes: a larger one (a 50 MB
-    reply, a gzip bomb) is dropped as it streams and the call becomes that instance's error."""
-    cap = record.get("cap")
-    if not cap:
-        return
-    declared = response.headers.get("content-length")
-    chunks, size = [], 0
-    if not (declared and declared.isdigit() and int(declared) > cap and
-            "content-encoding" not in response.headers):
-        async for chunk in response.aiter_bytes():
-            size += len(chunk)
-            if size > cap:
-                break
-            chunks.append(chunk)
-    else:
-        size = int(declared)
-    if size > cap:
-        record["oversize"] = size
-        chunks = []
-        await response.aclose()
-    response._content = b"".join(chunks)       # what ``response.content`` returns from now on
 
 
 async def _close_at_loop_shutdown(client: Any) -> AsyncIterator[None]:
@@ -301,7 +304,8 @@ class OpenAIBackend:
                  max_tokens_param: Optional[str] = None, sampling_params: bool = True,
                  response_format: Optional[str] = None,
                  max_connection_failures: int = MAX_CONNECTION_FAILURES,
-                 max_reply_bytes: int = MAX_REPLY_BYTES):
+                 max_reply_bytes: int = MAX_REPLY_BYTES, max_rate_limited: int = MAX_RATE_LIMITED,
+                 quiet_s: float = QUIET_S):
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if max_retries < 0:
@@ -324,7 +328,9 @@ class OpenAIBackend:
         self.response_format = response_format
         self._format_now = "json_schema" if response_format == "auto" else response_format
         self.max_connection_failures = int(max_connection_failures)
-        self._connection_failures = 0
+        self.max_rate_limited = int(max_rate_limited)
+        self._watch = FailureWatch({DOWN: self.max_connection_failures,
+                                    RATE_LIMITED: self.max_rate_limited}, quiet_s)
         self._over_limit = 0
         self.concurrency = int(concurrency)
         self.timeout = float(timeout)
@@ -354,7 +360,7 @@ class OpenAIBackend:
         inner = (self._aiohttp_transport(limits=limits) if self._aiohttp_transport
                  else httpx.AsyncHTTPTransport(limits=limits))
         http_client = self._openai.DefaultAsyncHttpxClient(
-            transport=_deadline_transport(httpx, self.timeout, inner),
+            transport=_deadline_transport(httpx, self.timeout, inner, self.max_reply_bytes),
             event_hooks={"request": [_on_request], "response": [_on_response]})
         return self._openai.AsyncOpenAI(api_key=self._api_key, base_url=self.base_url,
                                         timeout=self.timeout, max_retries=self.max_retries,
@@ -401,7 +407,7 @@ class OpenAIBackend:
         return kwargs
 
     def _fatal(self, exc: Exception) -> Optional[str]:
-        """Why ``exc`` must stop the run (every further call would fail the same way), or None."""
+        """Why ``exc`` must stop the run at once (every further call would fail the same way), or None."""
         o = self._openai
         url = shown_base_url(self.base_url)
         if isinstance(exc, o.AuthenticationError):
@@ -410,12 +416,37 @@ class OpenAIBackend:
             return redact_text(f"no permission for model {self.model!r} at {url} (HTTP 403): {exc}")
         if isinstance(exc, o.NotFoundError):
             return redact_text(f"model {self.model!r} or the endpoint was not found at {url} (HTTP 404): {exc}")
-        if isinstance(exc, o.APIConnectionError) and not isinstance(exc, o.APITimeoutError):
-            self._connection_failures += 1
-            if self._connection_failures >= self.max_connection_failures:
-                return (f"{self._connection_failures} calls in a row got no reply from {url} "
-                        f"(is the server running?): {_describe(exc)}")
         return None
+
+    def _failure_kind(self, exc: Exception) -> Optional[str]:
+        """The kind of failure that may be persistent (:mod:`eval.backends.health`), or None."""
+        o = self._openai
+        if isinstance(exc, o.RateLimitError):
+            return RATE_LIMITED
+        if isinstance(exc, o.APIConnectionError) and not isinstance(exc, o.APITimeoutError):
+            return DOWN
+        return None
+
+    async def _persistent(self, seq: int, exc: Exception) -> None:
+        """Raise a fatal error where the failure of call ``seq`` is one of a persistent kind: a
+        server that is down, or a 429 storm (then :class:`RateLimitStorm`, its own exit code)."""
+        kind = self._failure_kind(exc)
+        replied = getattr(exc, "status_code", None) is not None
+        self._watch.end(seq, kind, replied=replied, succeeded=False)
+        if kind is None:
+            return
+        streak = await self._watch.persistent(seq, kind)
+        if streak is None:
+            return
+        url = shown_base_url(self.base_url)
+        quiet = f" and none has for {self._watch.quiet_s:g} s" if self._watch.ever_cleared(kind) else ""
+        if kind == DOWN:
+            raise FatalBackendError(f"{streak} calls in a row got no reply from {url}{quiet} "
+                                    f"(is the server running?): {_describe(exc)}")
+        raise RateLimitStorm(f"{streak} calls in a row were rate-limited (HTTP 429) by {url} after "
+                             f"{self.max_retries} retries each{quiet.replace('none has', 'no call has succeeded')}"
+                             f": wait for the limit or quota to reset (or lower --concurrency): "
+                             f"{_describe(exc)}")
 
     def _schema_rejected(self, exc: Exception, kwargs: Dict[str, Any]) -> bool:
         """A json_schema request (in auto mode) that the server rejected as malformed."""
@@ -441,9 +472,10 @@ class OpenAIBackend:
         """One chat completion; never raises for a failed item (a fatal error raises
         :class:`FatalBackendError`). The reply is read as raw JSON (no pydantic objects); the
         SDK's retries, timeouts and error types are kept."""
-        record: Dict[str, Any] = {"attempts": 0, "request_id": None, "cap": self.max_reply_bytes}
+        record: Dict[str, Any] = {"attempts": 0, "request_id": None}
         token = _CALL.set(record)
         t0 = time.perf_counter()
+        seq = self._watch.begin()
         try:
             kwargs = self._kwargs(request, params)
             try:
@@ -459,7 +491,9 @@ class OpenAIBackend:
         except Exception as exc:
             fatal = self._fatal(exc)
             if fatal:
+                self._watch.end(seq, None, replied=True, succeeded=False)
                 raise FatalBackendError(fatal) from None
+            await self._persistent(seq, exc)
             meta: Dict[str, Any] = {"model": self.model,
                                     "latency_s": round(time.perf_counter() - t0, 4),
                                     "attempts": record["attempts"]}
@@ -470,9 +504,12 @@ class OpenAIBackend:
             if request_id:
                 meta["request_id"] = request_id
             return Completion(error=_describe(exc), meta=meta)
+        except BaseException:       # cancelled: the call is no longer in flight
+            self._watch.end(seq, None, replied=False, succeeded=False)
+            raise
         finally:
             _CALL.reset(token)
-        self._connection_failures = 0
+        self._watch.end(seq, None, replied=True, succeeded=200 <= http.status_code < 300)
         return self._parse(http, record, round(time.perf_counter() - t0, 4), params)
 
     def _parse(self, http: Any, record: Dict[str, Any], latency: float, params: GenParams) -> Completion:
