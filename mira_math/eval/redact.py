@@ -9,8 +9,8 @@ credential-like query parameters removed. The backend alone keeps the URL it was
 from __future__ import annotations
 
 import re
-from typing import Any, List, Sequence
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from typing import Any, List, Optional, Sequence, Tuple
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
 # query parameter names (lower case, "-" and "_" alike) that carry a credential
 SECRET_PARAMS = frozenset({"apikey", "api_key", "key", "token", "access_token", "auth", "authorization",
@@ -35,6 +35,23 @@ def redact_url(url: str) -> str:
         return urlunsplit((parts.scheme, host, parts.path, query, parts.fragment))
     except ValueError:                       # not a URL we can read: keep only its scheme
         return url.partition("://")[0] + "://[redacted]"
+
+
+def split_userinfo(url: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+    """``url`` without its userinfo, and the credential it carried (the password, or a lone user
+    name, as in ``http://TOKEN@host/v1``), else None. The HTTP client refuses a URL with
+    userinfo beside the SDK's own Authorization header, so the credential travels as the key."""
+    if not url or "@" not in url:
+        return url, None
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url, None
+    userinfo, at, host = parts.netloc.rpartition("@")
+    if not at:
+        return url, None
+    user, _, password = userinfo.partition(":")
+    return urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment)), unquote(password or user) or None
 
 
 def redact_text(text: str) -> str:

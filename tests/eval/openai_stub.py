@@ -63,6 +63,7 @@ class AttackState:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.bodies: list = []
+        self.authorizations: list = []   # each request's Authorization header
         self.calls = 0            # requests received, for the every-Nth behaviours
 
 
@@ -83,6 +84,7 @@ class AttackHandler(JSONHandler):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
         with self.server.state.lock:
             self.server.state.bodies.append(body)
+            self.server.state.authorizations.append(self.headers.get("Authorization"))
             self.server.state.calls += 1
             number = self.server.state.calls
         model = body["model"]

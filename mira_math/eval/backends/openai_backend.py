@@ -39,7 +39,7 @@ from urllib.parse import urlparse
 from mira_math.eval.backends.base import (ChatRequest, Completion, FatalBackendError, GenParams,
                                           RateLimitStorm)
 from mira_math.eval.backends.health import DOWN, RATE_LIMITED, FailureWatch
-from mira_math.eval.redact import redact_text, redact_url
+from mira_math.eval.redact import redact_text, redact_url, split_userinfo
 
 LOG = logging.getLogger("mira_math")
 OFFICIAL_HOST = "api.openai.com"
@@ -317,7 +317,8 @@ class OpenAIBackend:
         response_format = response_format or ("json_schema" if official else "auto")
         if response_format not in RESPONSE_FORMATS:
             raise ValueError(f"response_format must be one of {', '.join(RESPONSE_FORMATS)}")
-        key = api_key or os.environ.get("OPENAI_API_KEY")
+        base_url, url_credential = split_userinfo(base_url)
+        key = api_key or os.environ.get("OPENAI_API_KEY") or url_credential
         if official and not key:
             raise ValueError(f"OPENAI_API_KEY is not set: refusing to call {shown_base_url(base_url)} "
                              "without a key (set it, or give a local server as openai:MODEL@URL)")
