@@ -21,7 +21,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, 
 
 from mira_math.eval.scoring import ScoringError, resolve_data_file
 from mira_math.verifiers.parse import AnswerContext
-from mira_math.verifiers.verify import context_for, verify_answer
+from mira_math.verifiers.verify import answer_context, verify_answer
 
 Key = Tuple[str, str]                       # (seed set, id)
 Judge = Tuple[str, str, Tuple[str, ...], AnswerContext]   # answer type, value, components, context
@@ -38,53 +38,34 @@ class _Answer:
     components: List[str]
 
 
-class _View:
-    __slots__ = ("question", "context")
-
-    def __init__(self, view: Mapping[str, Any]):
-        self.question = str(view.get("question", ""))
-        self.context = str(view.get("context", ""))
-
-
-class _Record:
-    """Just what :func:`context_for` reads of an instance, from its raw JSON object."""
-
-    __slots__ = ("view", "answer", "latent")
-
-    def __init__(self, row: Mapping[str, Any]):
+def judge_of(row: Mapping[str, Any]) -> Optional[Judge]:
+    """An instance's judge (answer type, value, components, :class:`AnswerContext`) from its raw
+    JSON object, reading only what :func:`context_for` reads: the question and context, the
+    answer, and the latent's moduli (decoded only when the latent names them). None when those
+    fields cannot be read (scoring names the bad field itself)."""
+    try:
         answer = row.get("answer") or {}
-        self.view = _View(row.get("view") or {})
-        self.answer = _Answer(str(answer.get("type")), str(answer.get("value")),
-                              [str(c) for c in answer.get("components") or []])
-        self.latent = row.get("latent") or "{}"
-
-    def latent_state(self) -> dict:
-        if '"moduli"' not in self.latent:       # the only key the context reads
-            return {}
-        state = json.loads(self.latent)
-        return state if isinstance(state, dict) else {}
+        view = row.get("view") or {}
+        components = tuple([str(c) for c in answer.get("components") or []])
+        question, context = str(view.get("question", "")), str(view.get("context", ""))
+        latent = row.get("latent") or "{}"
+        atype, value = str(answer.get("type")), str(answer.get("value"))
+    except (ValueError, TypeError, AttributeError, RecursionError):
+        return None
+    moduli = None
+    try:
+        if '"moduli"' in latent:                # the only latent key the context reads
+            state = json.loads(latent)
+            moduli = state.get("moduli") if isinstance(state, dict) else None
+    except Exception:  # noqa: BLE001 - a context is optional (as in context_for)
+        moduli = None
+    try:
+        return (atype, value, components, answer_context(question, context, components, moduli))
+    except (ValueError, TypeError, AttributeError, RecursionError):
+        return None
 
 
 _JUDGES: Dict[Tuple[str, str], Dict[Key, Judge]] = {}     # scoring's file key -> per-instance judge
-
-
-def judging(file_key: Tuple[str, str], rows: Iterator[Tuple[int, Any]]) -> Iterator[Tuple[int, Any]]:
-    """Pass a data file's parsed rows through, keeping each instance's judge (answer and
-    context) under ``file_key`` (scoring parses each data file once, for both)."""
-    shared: Dict[Judge, Judge] = {}
-    judges: Dict[Key, Judge] = {}
-    for number, row in rows:
-        if isinstance(row, dict):
-            try:
-                record = _Record(row)
-                judge = (record.answer.type, record.answer.value, tuple(record.answer.components),
-                         context_for(record))       # type: ignore[arg-type]
-            except (ValueError, TypeError, AttributeError, RecursionError):
-                judge = None                         # scoring names the bad field itself
-            if judge is not None:
-                judges[(str(row.get("seed_set")), str(row.get("id")))] = shared.setdefault(judge, judge)
-        yield number, row
-    _JUDGES[file_key] = judges
 
 
 def _file_judges(path: Path) -> Dict[Key, Judge]:

@@ -19,7 +19,6 @@ excluded from every other metric; ``n`` counts the scored (non-errored) instance
 
 from __future__ import annotations
 
-import functools
 import gc
 import hashlib
 import json
@@ -27,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from mira_math.eval.rundir import MANIFEST, TRANSCRIPTS, RunRecords, declared_shard as _declared_shard
 from mira_math.eval.rundir import read_manifest as _read_manifest
@@ -57,10 +56,7 @@ def json_value(value: Any) -> Any:
 
 # ================================================================== the dataset, lightly
 
-@dataclass(frozen=True)
-class InstanceInfo:
-    """What scoring needs of an instance (the run's checksum vouches for the rest)."""
-
+class _InstanceFields(NamedTuple):
     seed_set: str
     id: str
     family: str
@@ -68,10 +64,20 @@ class InstanceInfo:
     difficulty: int
     candidate_answers: Optional[int]
     canonical: frozenset                    # the hint constraints (canonical lines)
+    key: Tuple[str, str]                    # (seed set, id): read several times per transcript
 
-    @functools.cached_property
-    def key(self) -> Tuple[str, str]:       # read several times per transcript: built once
-        return (self.seed_set, self.id)
+
+class InstanceInfo(_InstanceFields):
+    """What scoring needs of an instance (the run's checksum vouches for the rest). A named
+    tuple, not a frozen dataclass: one is built per dataset line, and a frozen dataclass's
+    ``__init__`` (one ``object.__setattr__`` per field) cost more than the line's parse."""
+
+    __slots__ = ()
+
+    def __new__(cls, seed_set: str, id: str, family: str, type: str, difficulty: int,  # noqa: A002
+                candidate_answers: Optional[int], canonical: frozenset) -> "InstanceInfo":
+        return tuple.__new__(cls, (seed_set, id, family, type, difficulty, candidate_answers, canonical,
+                                   (seed_set, id)))
 
 
 def _field_error(where: str, name: str, problem: str) -> ScoringError:
@@ -119,23 +125,31 @@ def _json_lines(path: Path, digest: Optional[Any] = None, what: str = "a transcr
             yield number, value
 
 
-def _instance_info(row: Any, where: str) -> InstanceInfo:
-    if not isinstance(row, dict):
-        raise ScoringError(f"{where}: not an instance object")
+def _instance_info(row: Any, where: Any) -> InstanceInfo:
+    """``where`` is the line's place, or a callable that gives it (built only for an error)."""
+    if type(row) is not dict:
+        if not isinstance(row, dict):
+            raise ScoringError(f"{_where(where)}: not an instance object")
     get = row.get
-    fields: Tuple[Any, ...] = (get("seed_set"), get("id"), get("family"), get("type"), get("difficulty"),
-                               get("candidate_answers"), get("hints"))
-    seed_set, tid, family, type_, difficulty, cand, hints = fields
+    seed_set, tid, family, type_, difficulty, cand, hints = (
+        get("seed_set"), get("id"), get("family"), get("type"), get("difficulty"), get("candidate_answers"),
+        get("hints"))
     if not (type(seed_set) is type(tid) is type(family) is type(type_) is str and type(difficulty) is int
             and (cand is None or type(cand) is int) and type(hints) is list):     # the fast path: exact types
         for name, kinds in (("seed_set", (str,)), ("id", (str,)), ("family", (str,)), ("type", (str,)),
                             ("difficulty", (int,)), ("candidate_answers", (int, type(None))), ("hints", (list,))):
-            _check(row.get(name), kinds, where, name)
+            _check(row.get(name), kinds, _where(where), name)
     canonical = []
     for h in hints:
-        canonical.append(_check(h.get("constraint") if isinstance(h, dict) else None, (str,), where,
-                                "hints.constraint"))
+        line = h.get("constraint") if type(h) is dict else None
+        if type(line) is not str:
+            _check(h.get("constraint") if isinstance(h, dict) else None, (str,), _where(where), "hints.constraint")
+        canonical.append(line)
     return InstanceInfo(seed_set, tid, family, type_, difficulty, cand or None, frozenset(canonical))
+
+
+def _where(where: Any) -> str:
+    return where() if callable(where) else where
 
 
 _INFO_CACHE: Dict[Tuple[str, str], List[InstanceInfo]] = {}
@@ -162,10 +176,28 @@ def _file_infos(path: Path) -> Tuple[str, List[InstanceInfo]]:
             digest.update(block)
     key = (str(path.resolve()), digest.hexdigest())
     if key not in _INFO_CACHE:
-        from mira_math.eval.integrity import judging   # what re-verification needs, from the same parse
-        rows = judging(key, _json_lines(path, what="an instance line"))
-        _INFO_CACHE[key] = [_instance_info(row, f"{path}:{n}") for n, row in rows]
+        _INFO_CACHE[key] = _parse_data_file(path, key)
     return key[1], _INFO_CACHE[key]
+
+
+def _parse_data_file(path: Path, key: Tuple[str, str]) -> List[InstanceInfo]:
+    """One pass over a data file: each line's :class:`InstanceInfo` and, for re-verification
+    (:mod:`eval.integrity`), its judge (identical judges shared). Nothing else of a row is
+    kept, and no ``Instance`` is built: scoring trusts the rest through the checksum."""
+    from mira_math.eval.integrity import _JUDGES, judge_of   # what re-verification needs, same parse
+
+    infos: List[InstanceInfo] = []
+    judges: Dict[Tuple[str, str], Any] = {}
+    shared: Dict[Any, Any] = {}
+    name = str(path)
+    for number, row in _json_lines(path, what="an instance line"):
+        info = _instance_info(row, lambda: f"{name}:{number}")   # noqa: B023 - called at once
+        judge = judge_of(row)
+        if judge is not None:
+            judges[info.key] = shared.setdefault(judge, judge)
+        infos.append(info)
+    _JUDGES[key] = judges
+    return infos
 
 
 @dataclass
