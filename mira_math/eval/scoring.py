@@ -538,36 +538,44 @@ class _Group:
 
     def metrics(self, scales: Scales) -> GroupMetrics:
         rows = self.rows
-        sums = [sum(col) for col in zip(*rows)] if rows else [0] * len(_COLUMNS)
+        if not self.clustered:        # one transcript per instance: the sums say everything
+            return _unclustered_metrics(_column_sums(rows), len(rows), scales)
         scored, correct = _C["scored"], _C["correct"]
         moments: Dict[Tuple[str, str], Moments] = {}
-        if not self.clustered:        # one transcript per instance: the sums say everything
-            n, c = sums[scored], sums[correct]
-            samples = {cm: k for cm, k in (((1, 1), c), ((0, 1), n - c)) if k}
-            epochs = {0: (n, c)} if n else {}
-        else:
-            per: Dict[Tuple[str, str], List[int]] = {}
-            epochs = {}
-            for key, epoch, row in zip(self.keys, self.epochs, rows):
-                acc = per.get(key)
-                if acc is None:
-                    per[key] = list(row)
-                else:
-                    for i, v in enumerate(row):
-                        if v:
-                            acc[i] += v
-                if row[scored]:
-                    done, right = epochs.get(epoch, (0, 0))
-                    epochs[epoch] = (done + 1, right + row[correct])
-            for succ, trials in CLUSTER_PAIRS:
-                i, j = _C[succ], _C[trials]
-                moments[(succ, trials)] = Moments.of([(inst[i], inst[j]) for inst in per.values()])
-            samples = {}
-            for inst in per.values():
-                cm = (inst[correct], inst[scored])
-                samples[cm] = samples.get(cm, 0) + 1
-        return compute(Totals(sums, len(rows), scales.tokens, scales.chance, scales.requests,
+        per: Dict[Tuple[str, str], List[int]] = {}
+        epochs: Dict[int, Tuple[int, int]] = {}
+        for key, epoch, row in zip(self.keys, self.epochs, rows):
+            acc = per.get(key)
+            if acc is None:
+                per[key] = list(row)
+            else:
+                for i, v in enumerate(row):
+                    if v:
+                        acc[i] += v
+            if row[scored]:
+                done, right = epochs.get(epoch, (0, 0))
+                epochs[epoch] = (done + 1, right + row[correct])
+        for succ, trials in CLUSTER_PAIRS:
+            i, j = _C[succ], _C[trials]
+            moments[(succ, trials)] = Moments.of([(inst[i], inst[j]) for inst in per.values()])
+        samples: Dict[Tuple[int, int], int] = {}
+        for inst in per.values():
+            cm = (inst[correct], inst[scored])
+            samples[cm] = samples.get(cm, 0) + 1
+        return compute(Totals(_column_sums(rows), len(rows), scales.tokens, scales.chance, scales.requests,
                               moments, samples, epochs))
+
+
+def _column_sums(rows: Sequence[Tuple[int, ...]]) -> List[int]:
+    return [sum(col) for col in zip(*rows)] if rows else [0] * len(_COLUMNS)
+
+
+def _unclustered_metrics(sums: List[int], count: int, scales: Scales) -> GroupMetrics:
+    """A group's metrics when every transcript is its own instance: the column sums say it all."""
+    n, c = sums[_C["scored"]], sums[_C["correct"]]
+    samples = {cm: k for cm, k in (((1, 1), c), ((0, 1), n - c)) if k}
+    epochs = {0: (n, c)} if n else {}
+    return compute(Totals(sums, count, scales.tokens, scales.chance, scales.requests, {}, samples, epochs))
 
 
 def _clustered(stats: Sequence[InstanceStats]) -> bool:
@@ -591,8 +599,12 @@ def group_metrics(stats: Sequence[InstanceStats]) -> GroupMetrics:
 
 
 def group_names(s: InstanceStats) -> List[Tuple[str, str]]:
-    return [("all", "all"), ("type", s.type), ("family", s.family), ("difficulty", str(s.difficulty)),
-            ("difficulty_type", f"{s.difficulty}/{s.type}")]
+    return _cell_groups(s.type, s.family, s.difficulty)
+
+
+def _cell_groups(type_: str, family: str, difficulty: int) -> List[Tuple[str, str]]:
+    return [("all", "all"), ("type", type_), ("family", family), ("difficulty", str(difficulty)),
+            ("difficulty_type", f"{difficulty}/{type_}")]
 
 
 @dataclass(frozen=True)
@@ -605,8 +617,26 @@ class GroupScore:
 def grouped_metrics(stats: Sequence[InstanceStats]) -> List[GroupScore]:
     """Every group of :data:`GROUP_KINDS`, in that order, groups sorted by name."""
     scales = Scales.of(stats)
+    order = {k: i for i, k in enumerate(GROUP_KINDS)}
     members: Dict[Tuple[str, str], _Group] = {}
     clustered = _clustered(stats)
+    if not clustered:       # every group is a union of (type, family, difficulty) cells: sum those
+        cells: Dict[Tuple[str, str, int], List[Tuple[int, ...]]] = {}
+        for s in stats:
+            cell = cells.get((s.type, s.family, s.difficulty))
+            if cell is None:
+                cell = cells[(s.type, s.family, s.difficulty)] = []
+            cell.append(stats_row(s, scales))
+        totals: Dict[Tuple[str, str], Tuple[List[int], int]] = {}
+        for cell_key, rows in cells.items():
+            sums = _column_sums(rows)
+            for name in _cell_groups(*cell_key):
+                found = totals.get(name)
+                totals[name] = (sums, len(rows)) if found is None else (
+                    [a + b for a, b in zip(found[0], sums)], found[1] + len(rows))
+        names = sorted(totals, key=lambda k: (order[k[0]], k[1]))
+        return [GroupScore(kind, name, _unclustered_metrics(*totals[(kind, name)], scales))
+                for kind, name in names]
     for s in stats:
         row = stats_row(s, scales)
         for key in group_names(s):
@@ -614,7 +644,6 @@ def grouped_metrics(stats: Sequence[InstanceStats]) -> List[GroupScore]:
             if group is None:
                 group = members[key] = _Group(clustered)
             group.add(s, row)
-    order = {k: i for i, k in enumerate(GROUP_KINDS)}
     keys = sorted(members, key=lambda k: (order[k[0]], k[1]))
     return [GroupScore(kind, name, members[(kind, name)].metrics(scales)) for kind, name in keys]
 
@@ -986,8 +1015,16 @@ class RunScores:
 
 
 def score_run(info: RunInfo) -> RunScores:
+    """A run's groups. The cyclic collector stays paused through the group sums too (see
+    :func:`load_run`): its passes over the run's summaries cost more than the sums."""
     loaded = load_run(info)
-    return RunScores(info, grouped_metrics(loaded.stats))
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return RunScores(info, grouped_metrics(loaded.stats))
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def pair_regimes(scores: Sequence[RunScores]) -> None:
