@@ -24,7 +24,9 @@ from mira_math.verifiers.parse import AnswerContext
 from mira_math.verifiers.verify import answer_context, verify_answer
 
 Key = Tuple[str, str]                       # (seed set, id)
-Judge = Tuple[str, str, Tuple[str, ...], AnswerContext]   # answer type, value, components, context
+# answer type, value, components, then the AnswerContext's units, modulus and aliases: plain
+# values, so a judge hashes in C (the verdict memo hashes one per transcript)
+Judge = Tuple[str, str, Tuple[str, ...], Tuple[str, ...], Optional[int], Tuple[Tuple[str, str], ...]]
 
 
 class IntegrityError(ScoringError):
@@ -39,7 +41,7 @@ class _Answer:
 
 
 def judge_of(row: Mapping[str, Any]) -> Optional[Judge]:
-    """An instance's judge (answer type, value, components, :class:`AnswerContext`) from its raw
+    """An instance's judge (answer type, value, components, :class:`AnswerContext`'s fields) from its raw
     JSON object, reading only what :func:`context_for` reads: the question and context, the
     answer, and the latent's moduli (decoded only when the latent names them). None when those
     fields cannot be read (scoring names the bad field itself)."""
@@ -60,7 +62,8 @@ def judge_of(row: Mapping[str, Any]) -> Optional[Judge]:
     except Exception:  # noqa: BLE001 - a context is optional (as in context_for)
         moduli = None
     try:
-        return (atype, value, components, answer_context(question, context, components, moduli))
+        ctx = answer_context(question, context, components, moduli)
+        return (atype, value, components, ctx.units, ctx.modulus, ctx.aliases)
     except (ValueError, TypeError, AttributeError, RecursionError):
         return None
 
@@ -90,19 +93,23 @@ class RunGuard:
         recorded = bool(selection)          # `mira-math eval` always records its selection options;
         # a run made through the Python API with a ready Selection records none: its ids are
         # checked against the dataset files only
-        self.selected: Set[Key] = set(selected_keys([i.key for i in dataset.infos],
-                                                    {i.key: i.family for i in dataset.infos},
-                                                    selection, shard) if recorded
-                                      else [i.key for i in dataset.infos])
+        # None: the selection picks every instance of the dataset files, and scoring checks that
+        # a transcript's instance is in those (Dataset.lookup) before calling check: no set needed
+        self.selected: Optional[Set[Key]] = None
+        picked = len(dataset.infos)
+        if recorded and _narrows(selection, shard):
+            self.selected = set(selected_keys([i.key for i in dataset.infos],
+                                              {i.key: i.family for i in dataset.infos}, selection, shard))
+            picked = len(self.selected)
         count = (manifest.get("dataset") or {}).get("instances")
-        if recorded and count is not None and count != len(self.selected):
+        if recorded and count is not None and count != picked:
             raise IntegrityError(f"{self.where}: field 'dataset.instances': {count!r}, but the run's "
-                                 f"selection picks {len(self.selected)} instances: the manifest was edited")
+                                 f"selection picks {picked} instances: the manifest was edited")
         self._memo: Dict[Tuple[Judge, str], bool] = {}
 
     def check(self, row: Mapping[str, Any], key: Key, where: str) -> None:
         """Refuse a transcript outside the selection or whose stored verdict is not the verifier's."""
-        if key not in self.selected:
+        if self.selected is not None and key not in self.selected:
             raise IntegrityError(f"{where}: instance {key[1]} is not in this run's selection "
                                  f"(see {self.where}): a transcript of another run or an added line")
         if row.get("error") is not None:
@@ -124,8 +131,15 @@ class RunGuard:
         found = self._memo.get(memo_key)
         if found is None:
             answer = _Answer(judge[0], judge[1], list(judge[2]))
-            found = self._memo[memo_key] = verify_answer(answer, text, judge[3]).correct  # type: ignore[arg-type]
+            ctx = AnswerContext(units=judge[3], modulus=judge[4], aliases=judge[5])
+            found = self._memo[memo_key] = verify_answer(answer, text, ctx).correct  # type: ignore[arg-type]
         return found
+
+
+def _narrows(selection: Mapping[str, Any], shard: Optional[Tuple[int, int]]) -> bool:
+    """Whether :func:`selected_keys` can leave out an instance (else it picks them all)."""
+    return bool(shard or selection.get("families") or selection.get("ids") or selection.get("sample")
+                or selection.get("limit") is not None)
 
 
 def selected_keys(keys: Sequence[Key], families: Mapping[Key, str], selection: Mapping[str, Any],

@@ -109,7 +109,7 @@ def _json_lines(path: Path, digest: Optional[Any] = None, what: str = "a transcr
         for number, raw in enumerate(fh, start=1):
             if digest is not None:
                 digest.update(raw)
-            if not raw.strip():
+            if raw.isspace():                   # a line from a file is never empty: blank lines
                 continue
             try:
                 text = raw.decode("utf-8")
@@ -121,7 +121,8 @@ def _json_lines(path: Path, digest: Optional[Any] = None, what: str = "a transcr
                 raise ScoringError(f"{path}:{number}: not {what} (JSON nested too deeply)") from None
             except ValueError as err:
                 raise ScoringError(f"{path}:{number}: not {what} (not JSON: {str(err)[:80]})") from None
-            refuse_lone_surrogates(text, value, str(path), number)
+            if "\\u" in text:                  # the only way JSON spells a lone surrogate
+                refuse_lone_surrogates(text, value, str(path), number)
             yield number, value
 
 
@@ -339,17 +340,31 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
     line is one of the instance's hint constraints (the dataset decides, not the logged flag)."""
     if not isinstance(row, dict):
         raise ScoringError(f"{where}: not a transcript object")
-    turns = _check(row.get("turns", []), (list,), where, "turns")
-    error = _check(row.get("error"), (dict, type(None)), where, "error")
-    verdict = _check(row.get("verdict"), (dict, type(None)), where, "verdict") or {}
-    correct = _check(verdict.get("correct", False), (bool,), where, "verdict.correct")
-    parsed = _check(verdict.get("parsed"), (str, type(None)), where, "verdict.parsed")
-    final = _check(row.get("final_answer"), (str, type(None)), where, "final_answer")
-    tokens_raw = _check(row.get("tokens_est", 0), (int, float), where, "tokens_est")
+    get = row.get                   # each field: the exact JSON type inline, _check names a bad one
+    turns, error, verdict = get("turns", []), get("error"), get("verdict")
+    if type(turns) is not list:
+        _check(turns, (list,), where, "turns")
+    if error is not None and type(error) is not dict:
+        _check(error, (dict, type(None)), where, "error")
+    if verdict is not None and type(verdict) is not dict:
+        _check(verdict, (dict, type(None)), where, "verdict")
+    verdict = verdict or {}
+    correct, parsed, final = verdict.get("correct", False), verdict.get("parsed"), get("final_answer")
+    if type(correct) is not bool:
+        _check(correct, (bool,), where, "verdict.correct")
+    if parsed is not None and type(parsed) is not str:
+        _check(parsed, (str, type(None)), where, "verdict.parsed")
+    if final is not None and type(final) is not str:
+        _check(final, (str, type(None)), where, "final_answer")
+    tokens_raw = get("tokens_est", 0)
+    if type(tokens_raw) is not float and type(tokens_raw) is not int:
+        _check(tokens_raw, (int, float), where, "tokens_est")
     if not (isinstance(tokens_raw, int) or math.isfinite(tokens_raw)) or not 0 <= tokens_raw <= MAX_TOKENS_EST:
         raise _field_error(where, "tokens_est", f"expected a number in [0, {MAX_TOKENS_EST}], "
                                                 f"got {_preview(tokens_raw)}")
-    epoch = _check(row.get("epoch", 0), (int,), where, "epoch")
+    epoch = get("epoch", 0)
+    if type(epoch) is not int:
+        _check(epoch, (int,), where, "epoch")
     if epoch < 0:
         raise _field_error(where, "epoch", f"expected a non-negative integer, got {epoch}")
     requests = offers = canonical = format_errors = responder_errors = raw_fallbacks = 0
@@ -861,16 +876,22 @@ def iter_transcripts(run_dir: Path, manifest: Mapping[str, Any], digest: Optiona
     config = manifest["config"]
     expect = {"solver": config["solver"], "responder": config["responder"], "regime": config["regime"],
               "condition": config.get("condition", "standard")}
+    expected = tuple(expect.items())
+    name = str(path)
     for number, row in _json_lines(path, digest):
-        where = f"{path}:{number}"
-        if not isinstance(row, dict):
+        where = f"{name}:{number}"
+        if type(row) is not dict:
             raise ScoringError(f"{where}: not a transcript object")
-        _check(row.get("id"), (str,), where, "id")
-        _check(row.get("seed_set"), (str, type(None)), where, "seed_set")
-        for name, value in expect.items():
-            if name in row and row[name] != value:
-                raise _field_error(where, name, f"{_preview(row[name])} but {run_dir / MANIFEST} says "
-                                                f"{value!r}: a transcript of another run")
+        get = row.get
+        if type(get("id")) is not str:
+            _check(get("id"), (str,), where, "id")
+        seed_set = get("seed_set")
+        if seed_set is not None and type(seed_set) is not str:
+            _check(seed_set, (str, type(None)), where, "seed_set")
+        for field_name, value in expected:
+            if get(field_name, value) != value:
+                raise _field_error(where, field_name, f"{_preview(row[field_name])} but {run_dir / MANIFEST} "
+                                                      f"says {value!r}: a transcript of another run")
         yield where, row
 
 
