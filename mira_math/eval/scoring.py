@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
 
 from mira_math.eval.rundir import MANIFEST, TRANSCRIPTS, RunRecords, declared_shard as _declared_shard
 from mira_math.eval.rundir import read_manifest as _read_manifest
@@ -203,22 +203,24 @@ def _parse_data_file(path: Path, key: Tuple[str, str]) -> List[InstanceInfo]:
 
 @dataclass
 class Dataset:
-    """A run's dataset in order, indexed by (seed set, id) and by id."""
+    """A run's dataset in order, indexed by (seed set, id) and by id (its first instance; ids
+    that name instances of several seed sets are also in ``shared_ids``: one dict entry per
+    instance, not one list)."""
 
     infos: List[InstanceInfo]
     by_key: Dict[Tuple[str, str], InstanceInfo]
-    by_id: Dict[str, List[InstanceInfo]]
+    by_id: Dict[str, InstanceInfo]
     files: List[str]
+    shared_ids: Set[str] = field(default_factory=set)
 
     def lookup(self, tid: str, seed_set: Optional[str], where: str) -> InstanceInfo:
         if seed_set is not None:
             info = self.by_key.get((seed_set, tid))
         else:
-            found = self.by_id.get(tid, [])
-            if len(found) > 1:
+            if tid in self.shared_ids:
                 raise _field_error(where, "seed_set", f"id {tid} names instances of several seed sets "
                                                       "in this run's dataset; the transcript must say which")
-            info = found[0] if found else None
+            info = self.by_id.get(tid)
         if info is None:
             more = f" and {len(self.files) - 3} more" if len(self.files) > 3 else ""
             raise ScoringError(f"{where}: instance {tid} is in none of the dataset files "
@@ -243,12 +245,15 @@ def load_dataset(manifest: Mapping[str, Any], run_dir: Path) -> Dataset:
         raise ScoringError(f"{run_dir / MANIFEST}: the dataset files {', '.join(names)} are not the "
                            "ones this run used (checksum differs)")
     by_key: Dict[Tuple[str, str], InstanceInfo] = {}
-    by_id: Dict[str, List[InstanceInfo]] = {}
+    by_id: Dict[str, InstanceInfo] = {}
+    shared_ids: Set[str] = set()
     for info in infos:
-        if info.key not in by_key:
-            by_key[info.key] = info
-            by_id.setdefault(info.id, []).append(info)
-    return Dataset(list(by_key.values()), by_key, by_id, list(names))
+        key = info.key
+        if key not in by_key:
+            by_key[key] = info
+            if by_id.setdefault(info.id, info) is not info:
+                shared_ids.add(info.id)
+    return Dataset(list(by_key.values()), by_key, by_id, list(names), shared_ids)
 
 
 # ================================================================== one transcript
