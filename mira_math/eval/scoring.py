@@ -132,9 +132,9 @@ def _instance_info(row: Any, where: Any) -> InstanceInfo:
         if not isinstance(row, dict):
             raise ScoringError(f"{_where(where)}: not an instance object")
     get = row.get
-    seed_set, tid, family, type_, difficulty, cand, hints = (
-        get("seed_set"), get("id"), get("family"), get("type"), get("difficulty"), get("candidate_answers"),
-        get("hints"))
+    fields: Tuple[Any, ...] = (get("seed_set"), get("id"), get("family"), get("type"), get("difficulty"),
+                               get("candidate_answers"), get("hints"))
+    seed_set, tid, family, type_, difficulty, cand, hints = fields
     if not (type(seed_set) is type(tid) is type(family) is type(type_) is str and type(difficulty) is int
             and (cand is None or type(cand) is int) and type(hints) is list):     # the fast path: exact types
         for name, kinds in (("seed_set", (str,)), ("id", (str,)), ("family", (str,)), ("type", (str,)),
