@@ -8,7 +8,13 @@ measured twice: after ``score`` (it reuses scores.json) and cold (no scores.json
 
 ``--reverify`` measures instead what re-verification (issue 22: every final answer judged again,
 every id checked against the selection) costs: ``score`` in one process with and without the
-checks, against the floor (reading and JSON-parsing every transcript line), medians of 3.
+checks, against its floor, medians of 3 (interleaved). The floor is issue 25's "hashing and
+parsing every line": what any correct ``score`` must do before it can trust a number, which is
+to read every line of the run's dataset files and of its transcripts once, feed it to sha256
+(``score`` checks the dataset files against the manifest's checksum and fingerprints the
+transcripts for ``report``'s reuse of scores.json) and ``json.loads`` it. The previous floor,
+reading and parsing the transcripts alone, is printed beside it ("transcripts"): it leaves out
+the dataset, which is as large as the transcripts in these runs.
 
 Usage: python benchmarks/bench_score.py [--sizes 2000 10000 50000 100000] [--reverify [--repeat 3]]
 """
@@ -85,14 +91,23 @@ def measure(args: list) -> tuple:
 
 
 REVERIFY = """
-import json, resource, statistics, sys, time
+import hashlib, json, resource, statistics, sys, time
 from pathlib import Path
 from mira_math.eval import integrity, scoring
 run = Path(sys.argv[1])
-def floor():
-    with (run / "transcripts.jsonl").open("rb") as fh:
-        for raw in fh:
-            json.loads(raw)
+manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+data_files = [scoring.resolve_data_file(name, run) for name in manifest["dataset"]["files"]]
+def read(paths, digest):
+    for path in paths:
+        with path.open("rb") as fh:
+            for raw in fh:
+                if digest:
+                    digest.update(raw)
+                json.loads(raw)
+def floor():                                    # hash and parse every line score must read
+    read(data_files + [run / "transcripts.jsonl"], hashlib.sha256())
+def transcripts_floor():                        # the previous floor: the transcripts alone
+    read([run / "transcripts.jsonl"], None)
 def scored():
     scoring._INFO_CACHE.clear(); integrity._JUDGES.clear()
     scoring.score([run])
@@ -104,9 +119,10 @@ def unchecked():
     finally:
         integrity.RunGuard.check = check
 out = {}
-runs = {name: [] for name in ("floor", "no_checks", "reverify")}
-for _ in range(int(sys.argv[2])):               # interleaved: a loaded machine slows all three alike
-    for name, fn in (("floor", floor), ("no_checks", unchecked), ("reverify", scored)):
+steps = (("floor", floor), ("transcripts", transcripts_floor), ("no_checks", unchecked), ("reverify", scored))
+runs = {name: [] for name, _ in steps}
+for _ in range(int(sys.argv[2])):               # interleaved: a loaded machine slows them all alike
+    for name, fn in steps:
         t, c = time.perf_counter(), time.process_time()
         fn()
         runs[name].append((time.perf_counter() - t, time.process_time() - c))
@@ -119,10 +135,11 @@ print("REVERIFY", json.dumps(out))
 
 
 def reverify(sizes: list, repeat: int = 3) -> None:
-    print(f"score in one process, medians of {repeat} (wall s / CPU s); floor: read + json.loads every "
-          f"transcript line; MiB: the process's peak RSS; load average {os.getloadavg()[0]:.1f}")
-    print(f"{'transcripts':>11}  {'floor s':>11}  {'no checks s':>11}  {'re-verify s':>11}  {'x floor':>7}  "
-          f"{'x CPU':>5}  {'MiB':>5}")
+    print(f"score in one process, medians of {repeat} (wall s / CPU s); floor: sha256 + json.loads of every "
+          f"line of the dataset files and the transcripts; transcripts: json.loads of the transcripts alone "
+          f"(the previous floor); MiB: the process's peak RSS; load average {os.getloadavg()[0]:.1f}")
+    print(f"{'transcripts':>11}  {'floor s':>11}  {'transcripts s':>13}  {'no checks s':>11}  {'re-verify s':>11}  "
+          f"{'x floor':>7}  {'x CPU':>5}  {'x CPU transcripts':>17}  {'MiB':>5}")
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         base = base_runs(tmp)
@@ -134,9 +151,11 @@ def reverify(sizes: list, repeat: int = 3) -> None:
             if line is None:
                 raise SystemExit(f"re-verification benchmark failed:\n{proc.stderr[-2000:]}")
             t = json.loads(line.split(" ", 1)[1])
-            cells = "  ".join(f"{t[k]:>5.2f}/{t[k + '_cpu']:<5.2f}" for k in ("floor", "no_checks", "reverify"))
+            cells = "  ".join(f"{t[k]:>{w - 6}.2f}/{t[k + '_cpu']:<5.2f}"
+                              for k, w in (("floor", 11), ("transcripts", 13), ("no_checks", 11), ("reverify", 11)))
             print(f"{size:>11}  {cells}  {t['reverify'] / t['floor']:>7.2f}  "
-                  f"{t['reverify_cpu'] / t['floor_cpu']:>5.2f}  {t['mib']:>5.0f}", flush=True)
+                  f"{t['reverify_cpu'] / t['floor_cpu']:>5.2f}  {t['reverify_cpu'] / t['transcripts_cpu']:>17.2f}  "
+                  f"{t['mib']:>5.0f}", flush=True)
             for p in run.iterdir():
                 p.unlink()
             run.rmdir()

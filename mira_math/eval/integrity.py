@@ -17,14 +17,16 @@ import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from mira_math.eval.scoring import ScoringError, resolve_data_file
 from mira_math.verifiers.parse import AnswerContext
-from mira_math.verifiers.verify import context_for, verify_answer
+from mira_math.verifiers.verify import answer_context, verify_answer
 
 Key = Tuple[str, str]                       # (seed set, id)
-Judge = Tuple[str, str, Tuple[str, ...], AnswerContext]   # answer type, value, components, context
+# answer type, value, components, then the AnswerContext's units, modulus and aliases: plain
+# values, so a judge hashes in C (the verdict memo hashes one per transcript)
+Judge = Tuple[str, str, Tuple[str, ...], Tuple[str, ...], Optional[int], Tuple[Tuple[str, str], ...]]
 
 
 class IntegrityError(ScoringError):
@@ -38,53 +40,35 @@ class _Answer:
     components: List[str]
 
 
-class _View:
-    __slots__ = ("question", "context")
-
-    def __init__(self, view: Mapping[str, Any]):
-        self.question = str(view.get("question", ""))
-        self.context = str(view.get("context", ""))
-
-
-class _Record:
-    """Just what :func:`context_for` reads of an instance, from its raw JSON object."""
-
-    __slots__ = ("view", "answer", "latent")
-
-    def __init__(self, row: Mapping[str, Any]):
+def judge_of(row: Mapping[str, Any]) -> Optional[Judge]:
+    """An instance's judge (answer type, value, components, :class:`AnswerContext`'s fields) from its raw
+    JSON object, reading only what :func:`context_for` reads: the question and context, the
+    answer, and the latent's moduli (decoded only when the latent names them). None when those
+    fields cannot be read (scoring names the bad field itself)."""
+    try:
         answer = row.get("answer") or {}
-        self.view = _View(row.get("view") or {})
-        self.answer = _Answer(str(answer.get("type")), str(answer.get("value")),
-                              [str(c) for c in answer.get("components") or []])
-        self.latent = row.get("latent") or "{}"
-
-    def latent_state(self) -> dict:
-        if '"moduli"' not in self.latent:       # the only key the context reads
-            return {}
-        state = json.loads(self.latent)
-        return state if isinstance(state, dict) else {}
+        view = row.get("view") or {}
+        components = tuple([str(c) for c in answer.get("components") or []])
+        question, context = str(view.get("question", "")), str(view.get("context", ""))
+        latent = row.get("latent") or "{}"
+        atype, value = str(answer.get("type")), str(answer.get("value"))
+    except (ValueError, TypeError, AttributeError, RecursionError):
+        return None
+    moduli = None
+    try:
+        if '"moduli"' in latent:                # the only latent key the context reads
+            state = json.loads(latent)
+            moduli = state.get("moduli") if isinstance(state, dict) else None
+    except Exception:  # noqa: BLE001 - a context is optional (as in context_for)
+        moduli = None
+    try:
+        ctx = answer_context(question, context, components, moduli)
+        return (atype, value, components, ctx.units, ctx.modulus, ctx.aliases)
+    except (ValueError, TypeError, AttributeError, RecursionError):
+        return None
 
 
 _JUDGES: Dict[Tuple[str, str], Dict[Key, Judge]] = {}     # scoring's file key -> per-instance judge
-
-
-def judging(file_key: Tuple[str, str], rows: Iterator[Tuple[int, Any]]) -> Iterator[Tuple[int, Any]]:
-    """Pass a data file's parsed rows through, keeping each instance's judge (answer and
-    context) under ``file_key`` (scoring parses each data file once, for both)."""
-    shared: Dict[Judge, Judge] = {}
-    judges: Dict[Key, Judge] = {}
-    for number, row in rows:
-        if isinstance(row, dict):
-            try:
-                record = _Record(row)
-                judge = (record.answer.type, record.answer.value, tuple(record.answer.components),
-                         context_for(record))       # type: ignore[arg-type]
-            except (ValueError, TypeError, AttributeError, RecursionError):
-                judge = None                         # scoring names the bad field itself
-            if judge is not None:
-                judges[(str(row.get("seed_set")), str(row.get("id")))] = shared.setdefault(judge, judge)
-        yield number, row
-    _JUDGES[file_key] = judges
 
 
 def _file_judges(path: Path) -> Dict[Key, Judge]:
@@ -109,19 +93,23 @@ class RunGuard:
         recorded = bool(selection)          # `mira-math eval` always records its selection options;
         # a run made through the Python API with a ready Selection records none: its ids are
         # checked against the dataset files only
-        self.selected: Set[Key] = set(selected_keys([i.key for i in dataset.infos],
-                                                    {i.key: i.family for i in dataset.infos},
-                                                    selection, shard) if recorded
-                                      else [i.key for i in dataset.infos])
+        # None: the selection picks every instance of the dataset files, and scoring checks that
+        # a transcript's instance is in those (Dataset.lookup) before calling check: no set needed
+        self.selected: Optional[Set[Key]] = None
+        picked = len(dataset.infos)
+        if recorded and _narrows(selection, shard):
+            self.selected = set(selected_keys([i.key for i in dataset.infos],
+                                              {i.key: i.family for i in dataset.infos}, selection, shard))
+            picked = len(self.selected)
         count = (manifest.get("dataset") or {}).get("instances")
-        if recorded and count is not None and count != len(self.selected):
+        if recorded and count is not None and count != picked:
             raise IntegrityError(f"{self.where}: field 'dataset.instances': {count!r}, but the run's "
-                                 f"selection picks {len(self.selected)} instances: the manifest was edited")
+                                 f"selection picks {picked} instances: the manifest was edited")
         self._memo: Dict[Tuple[Judge, str], bool] = {}
 
     def check(self, row: Mapping[str, Any], key: Key, where: str) -> None:
         """Refuse a transcript outside the selection or whose stored verdict is not the verifier's."""
-        if key not in self.selected:
+        if self.selected is not None and key not in self.selected:
             raise IntegrityError(f"{where}: instance {key[1]} is not in this run's selection "
                                  f"(see {self.where}): a transcript of another run or an added line")
         if row.get("error") is not None:
@@ -143,8 +131,15 @@ class RunGuard:
         found = self._memo.get(memo_key)
         if found is None:
             answer = _Answer(judge[0], judge[1], list(judge[2]))
-            found = self._memo[memo_key] = verify_answer(answer, text, judge[3]).correct  # type: ignore[arg-type]
+            ctx = AnswerContext(units=judge[3], modulus=judge[4], aliases=judge[5])
+            found = self._memo[memo_key] = verify_answer(answer, text, ctx).correct  # type: ignore[arg-type]
         return found
+
+
+def _narrows(selection: Mapping[str, Any], shard: Optional[Tuple[int, int]]) -> bool:
+    """Whether :func:`selected_keys` can leave out an instance (else it picks them all)."""
+    return bool(shard or selection.get("families") or selection.get("ids") or selection.get("sample")
+                or selection.get("limit") is not None)
 
 
 def selected_keys(keys: Sequence[Key], families: Mapping[Key, str], selection: Mapping[str, Any],

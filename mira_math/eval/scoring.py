@@ -19,7 +19,6 @@ excluded from every other metric; ``n`` counts the scored (non-errored) instance
 
 from __future__ import annotations
 
-import functools
 import gc
 import hashlib
 import json
@@ -27,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
 
 from mira_math.eval.rundir import MANIFEST, TRANSCRIPTS, RunRecords, declared_shard as _declared_shard
 from mira_math.eval.rundir import read_manifest as _read_manifest
@@ -57,10 +56,7 @@ def json_value(value: Any) -> Any:
 
 # ================================================================== the dataset, lightly
 
-@dataclass(frozen=True)
-class InstanceInfo:
-    """What scoring needs of an instance (the run's checksum vouches for the rest)."""
-
+class _InstanceFields(NamedTuple):
     seed_set: str
     id: str
     family: str
@@ -68,10 +64,20 @@ class InstanceInfo:
     difficulty: int
     candidate_answers: Optional[int]
     canonical: frozenset                    # the hint constraints (canonical lines)
+    key: Tuple[str, str]                    # (seed set, id): read several times per transcript
 
-    @functools.cached_property
-    def key(self) -> Tuple[str, str]:       # read several times per transcript: built once
-        return (self.seed_set, self.id)
+
+class InstanceInfo(_InstanceFields):
+    """What scoring needs of an instance (the run's checksum vouches for the rest). A named
+    tuple, not a frozen dataclass: one is built per dataset line, and a frozen dataclass's
+    ``__init__`` (one ``object.__setattr__`` per field) cost more than the line's parse."""
+
+    __slots__ = ()
+
+    def __new__(cls, seed_set: str, id: str, family: str, type: str, difficulty: int,  # noqa: A002
+                candidate_answers: Optional[int], canonical: frozenset) -> "InstanceInfo":
+        return tuple.__new__(cls, (seed_set, id, family, type, difficulty, candidate_answers, canonical,
+                                   (seed_set, id)))
 
 
 def _field_error(where: str, name: str, problem: str) -> ScoringError:
@@ -103,7 +109,7 @@ def _json_lines(path: Path, digest: Optional[Any] = None, what: str = "a transcr
         for number, raw in enumerate(fh, start=1):
             if digest is not None:
                 digest.update(raw)
-            if not raw.strip():
+            if raw.isspace():                   # a line from a file is never empty: blank lines
                 continue
             try:
                 text = raw.decode("utf-8")
@@ -115,13 +121,16 @@ def _json_lines(path: Path, digest: Optional[Any] = None, what: str = "a transcr
                 raise ScoringError(f"{path}:{number}: not {what} (JSON nested too deeply)") from None
             except ValueError as err:
                 raise ScoringError(f"{path}:{number}: not {what} (not JSON: {str(err)[:80]})") from None
-            refuse_lone_surrogates(text, value, str(path), number)
+            if "\\u" in text:                  # the only way JSON spells a lone surrogate
+                refuse_lone_surrogates(text, value, str(path), number)
             yield number, value
 
 
-def _instance_info(row: Any, where: str) -> InstanceInfo:
-    if not isinstance(row, dict):
-        raise ScoringError(f"{where}: not an instance object")
+def _instance_info(row: Any, where: Any) -> InstanceInfo:
+    """``where`` is the line's place, or a callable that gives it (built only for an error)."""
+    if type(row) is not dict:
+        if not isinstance(row, dict):
+            raise ScoringError(f"{_where(where)}: not an instance object")
     get = row.get
     fields: Tuple[Any, ...] = (get("seed_set"), get("id"), get("family"), get("type"), get("difficulty"),
                                get("candidate_answers"), get("hints"))
@@ -130,12 +139,18 @@ def _instance_info(row: Any, where: str) -> InstanceInfo:
             and (cand is None or type(cand) is int) and type(hints) is list):     # the fast path: exact types
         for name, kinds in (("seed_set", (str,)), ("id", (str,)), ("family", (str,)), ("type", (str,)),
                             ("difficulty", (int,)), ("candidate_answers", (int, type(None))), ("hints", (list,))):
-            _check(row.get(name), kinds, where, name)
+            _check(row.get(name), kinds, _where(where), name)
     canonical = []
     for h in hints:
-        canonical.append(_check(h.get("constraint") if isinstance(h, dict) else None, (str,), where,
-                                "hints.constraint"))
+        line = h.get("constraint") if type(h) is dict else None
+        if type(line) is not str:
+            _check(h.get("constraint") if isinstance(h, dict) else None, (str,), _where(where), "hints.constraint")
+        canonical.append(line)
     return InstanceInfo(seed_set, tid, family, type_, difficulty, cand or None, frozenset(canonical))
+
+
+def _where(where: Any) -> str:
+    return where() if callable(where) else where
 
 
 _INFO_CACHE: Dict[Tuple[str, str], List[InstanceInfo]] = {}
@@ -162,30 +177,50 @@ def _file_infos(path: Path) -> Tuple[str, List[InstanceInfo]]:
             digest.update(block)
     key = (str(path.resolve()), digest.hexdigest())
     if key not in _INFO_CACHE:
-        from mira_math.eval.integrity import judging   # what re-verification needs, from the same parse
-        rows = judging(key, _json_lines(path, what="an instance line"))
-        _INFO_CACHE[key] = [_instance_info(row, f"{path}:{n}") for n, row in rows]
+        _INFO_CACHE[key] = _parse_data_file(path, key)
     return key[1], _INFO_CACHE[key]
+
+
+def _parse_data_file(path: Path, key: Tuple[str, str]) -> List[InstanceInfo]:
+    """One pass over a data file: each line's :class:`InstanceInfo` and, for re-verification
+    (:mod:`eval.integrity`), its judge (identical judges shared). Nothing else of a row is
+    kept, and no ``Instance`` is built: scoring trusts the rest through the checksum."""
+    from mira_math.eval.integrity import _JUDGES, judge_of   # what re-verification needs, same parse
+
+    infos: List[InstanceInfo] = []
+    judges: Dict[Tuple[str, str], Any] = {}
+    shared: Dict[Any, Any] = {}
+    name = str(path)
+    for number, row in _json_lines(path, what="an instance line"):
+        info = _instance_info(row, lambda: f"{name}:{number}")   # noqa: B023 - called at once
+        judge = judge_of(row)
+        if judge is not None:
+            judges[info.key] = shared.setdefault(judge, judge)
+        infos.append(info)
+    _JUDGES[key] = judges
+    return infos
 
 
 @dataclass
 class Dataset:
-    """A run's dataset in order, indexed by (seed set, id) and by id."""
+    """A run's dataset in order, indexed by (seed set, id) and by id (its first instance; ids
+    that name instances of several seed sets are also in ``shared_ids``: one dict entry per
+    instance, not one list)."""
 
     infos: List[InstanceInfo]
     by_key: Dict[Tuple[str, str], InstanceInfo]
-    by_id: Dict[str, List[InstanceInfo]]
+    by_id: Dict[str, InstanceInfo]
     files: List[str]
+    shared_ids: Set[str] = field(default_factory=set)
 
     def lookup(self, tid: str, seed_set: Optional[str], where: str) -> InstanceInfo:
         if seed_set is not None:
             info = self.by_key.get((seed_set, tid))
         else:
-            found = self.by_id.get(tid, [])
-            if len(found) > 1:
+            if tid in self.shared_ids:
                 raise _field_error(where, "seed_set", f"id {tid} names instances of several seed sets "
                                                       "in this run's dataset; the transcript must say which")
-            info = found[0] if found else None
+            info = self.by_id.get(tid)
         if info is None:
             more = f" and {len(self.files) - 3} more" if len(self.files) > 3 else ""
             raise ScoringError(f"{where}: instance {tid} is in none of the dataset files "
@@ -210,12 +245,15 @@ def load_dataset(manifest: Mapping[str, Any], run_dir: Path) -> Dataset:
         raise ScoringError(f"{run_dir / MANIFEST}: the dataset files {', '.join(names)} are not the "
                            "ones this run used (checksum differs)")
     by_key: Dict[Tuple[str, str], InstanceInfo] = {}
-    by_id: Dict[str, List[InstanceInfo]] = {}
+    by_id: Dict[str, InstanceInfo] = {}
+    shared_ids: Set[str] = set()
     for info in infos:
-        if info.key not in by_key:
-            by_key[info.key] = info
-            by_id.setdefault(info.id, []).append(info)
-    return Dataset(list(by_key.values()), by_key, by_id, list(names))
+        key = info.key
+        if key not in by_key:
+            by_key[key] = info
+            if by_id.setdefault(info.id, info) is not info:
+                shared_ids.add(info.id)
+    return Dataset(list(by_key.values()), by_key, by_id, list(names), shared_ids)
 
 
 # ================================================================== one transcript
@@ -307,17 +345,31 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
     line is one of the instance's hint constraints (the dataset decides, not the logged flag)."""
     if not isinstance(row, dict):
         raise ScoringError(f"{where}: not a transcript object")
-    turns = _check(row.get("turns", []), (list,), where, "turns")
-    error = _check(row.get("error"), (dict, type(None)), where, "error")
-    verdict = _check(row.get("verdict"), (dict, type(None)), where, "verdict") or {}
-    correct = _check(verdict.get("correct", False), (bool,), where, "verdict.correct")
-    parsed = _check(verdict.get("parsed"), (str, type(None)), where, "verdict.parsed")
-    final = _check(row.get("final_answer"), (str, type(None)), where, "final_answer")
-    tokens_raw = _check(row.get("tokens_est", 0), (int, float), where, "tokens_est")
+    get = row.get                   # each field: the exact JSON type inline, _check names a bad one
+    turns, error, verdict = get("turns", []), get("error"), get("verdict")
+    if type(turns) is not list:
+        _check(turns, (list,), where, "turns")
+    if error is not None and type(error) is not dict:
+        _check(error, (dict, type(None)), where, "error")
+    if verdict is not None and type(verdict) is not dict:
+        _check(verdict, (dict, type(None)), where, "verdict")
+    verdict = verdict or {}
+    correct, parsed, final = verdict.get("correct", False), verdict.get("parsed"), get("final_answer")
+    if type(correct) is not bool:
+        _check(correct, (bool,), where, "verdict.correct")
+    if parsed is not None and type(parsed) is not str:
+        _check(parsed, (str, type(None)), where, "verdict.parsed")
+    if final is not None and type(final) is not str:
+        _check(final, (str, type(None)), where, "final_answer")
+    tokens_raw = get("tokens_est", 0)
+    if type(tokens_raw) is not float and type(tokens_raw) is not int:
+        _check(tokens_raw, (int, float), where, "tokens_est")
     if not (isinstance(tokens_raw, int) or math.isfinite(tokens_raw)) or not 0 <= tokens_raw <= MAX_TOKENS_EST:
         raise _field_error(where, "tokens_est", f"expected a number in [0, {MAX_TOKENS_EST}], "
                                                 f"got {_preview(tokens_raw)}")
-    epoch = _check(row.get("epoch", 0), (int,), where, "epoch")
+    epoch = get("epoch", 0)
+    if type(epoch) is not int:
+        _check(epoch, (int,), where, "epoch")
     if epoch < 0:
         raise _field_error(where, "epoch", f"expected a non-negative integer, got {epoch}")
     requests = offers = canonical = format_errors = responder_errors = raw_fallbacks = 0
@@ -506,36 +558,44 @@ class _Group:
 
     def metrics(self, scales: Scales) -> GroupMetrics:
         rows = self.rows
-        sums = [sum(col) for col in zip(*rows)] if rows else [0] * len(_COLUMNS)
+        if not self.clustered:        # one transcript per instance: the sums say everything
+            return _unclustered_metrics(_column_sums(rows), len(rows), scales)
         scored, correct = _C["scored"], _C["correct"]
         moments: Dict[Tuple[str, str], Moments] = {}
-        if not self.clustered:        # one transcript per instance: the sums say everything
-            n, c = sums[scored], sums[correct]
-            samples = {cm: k for cm, k in (((1, 1), c), ((0, 1), n - c)) if k}
-            epochs = {0: (n, c)} if n else {}
-        else:
-            per: Dict[Tuple[str, str], List[int]] = {}
-            epochs = {}
-            for key, epoch, row in zip(self.keys, self.epochs, rows):
-                acc = per.get(key)
-                if acc is None:
-                    per[key] = list(row)
-                else:
-                    for i, v in enumerate(row):
-                        if v:
-                            acc[i] += v
-                if row[scored]:
-                    done, right = epochs.get(epoch, (0, 0))
-                    epochs[epoch] = (done + 1, right + row[correct])
-            for succ, trials in CLUSTER_PAIRS:
-                i, j = _C[succ], _C[trials]
-                moments[(succ, trials)] = Moments.of([(inst[i], inst[j]) for inst in per.values()])
-            samples = {}
-            for inst in per.values():
-                cm = (inst[correct], inst[scored])
-                samples[cm] = samples.get(cm, 0) + 1
-        return compute(Totals(sums, len(rows), scales.tokens, scales.chance, scales.requests,
+        per: Dict[Tuple[str, str], List[int]] = {}
+        epochs: Dict[int, Tuple[int, int]] = {}
+        for key, epoch, row in zip(self.keys, self.epochs, rows):
+            acc = per.get(key)
+            if acc is None:
+                per[key] = list(row)
+            else:
+                for i, v in enumerate(row):
+                    if v:
+                        acc[i] += v
+            if row[scored]:
+                done, right = epochs.get(epoch, (0, 0))
+                epochs[epoch] = (done + 1, right + row[correct])
+        for succ, trials in CLUSTER_PAIRS:
+            i, j = _C[succ], _C[trials]
+            moments[(succ, trials)] = Moments.of([(inst[i], inst[j]) for inst in per.values()])
+        samples: Dict[Tuple[int, int], int] = {}
+        for inst in per.values():
+            cm = (inst[correct], inst[scored])
+            samples[cm] = samples.get(cm, 0) + 1
+        return compute(Totals(_column_sums(rows), len(rows), scales.tokens, scales.chance, scales.requests,
                               moments, samples, epochs))
+
+
+def _column_sums(rows: Sequence[Tuple[int, ...]]) -> List[int]:
+    return [sum(col) for col in zip(*rows)] if rows else [0] * len(_COLUMNS)
+
+
+def _unclustered_metrics(sums: List[int], count: int, scales: Scales) -> GroupMetrics:
+    """A group's metrics when every transcript is its own instance: the column sums say it all."""
+    n, c = sums[_C["scored"]], sums[_C["correct"]]
+    samples = {cm: k for cm, k in (((1, 1), c), ((0, 1), n - c)) if k}
+    epochs = {0: (n, c)} if n else {}
+    return compute(Totals(sums, count, scales.tokens, scales.chance, scales.requests, {}, samples, epochs))
 
 
 def _clustered(stats: Sequence[InstanceStats]) -> bool:
@@ -559,8 +619,12 @@ def group_metrics(stats: Sequence[InstanceStats]) -> GroupMetrics:
 
 
 def group_names(s: InstanceStats) -> List[Tuple[str, str]]:
-    return [("all", "all"), ("type", s.type), ("family", s.family), ("difficulty", str(s.difficulty)),
-            ("difficulty_type", f"{s.difficulty}/{s.type}")]
+    return _cell_groups(s.type, s.family, s.difficulty)
+
+
+def _cell_groups(type_: str, family: str, difficulty: int) -> List[Tuple[str, str]]:
+    return [("all", "all"), ("type", type_), ("family", family), ("difficulty", str(difficulty)),
+            ("difficulty_type", f"{difficulty}/{type_}")]
 
 
 @dataclass(frozen=True)
@@ -573,8 +637,26 @@ class GroupScore:
 def grouped_metrics(stats: Sequence[InstanceStats]) -> List[GroupScore]:
     """Every group of :data:`GROUP_KINDS`, in that order, groups sorted by name."""
     scales = Scales.of(stats)
+    order = {k: i for i, k in enumerate(GROUP_KINDS)}
     members: Dict[Tuple[str, str], _Group] = {}
     clustered = _clustered(stats)
+    if not clustered:       # every group is a union of (type, family, difficulty) cells: sum those
+        cells: Dict[Tuple[str, str, int], List[Tuple[int, ...]]] = {}
+        for s in stats:
+            cell = cells.get((s.type, s.family, s.difficulty))
+            if cell is None:
+                cell = cells[(s.type, s.family, s.difficulty)] = []
+            cell.append(stats_row(s, scales))
+        totals: Dict[Tuple[str, str], Tuple[List[int], int]] = {}
+        for cell_key, rows in cells.items():
+            sums = _column_sums(rows)
+            for name in _cell_groups(*cell_key):
+                found = totals.get(name)
+                totals[name] = (sums, len(rows)) if found is None else (
+                    [a + b for a, b in zip(found[0], sums)], found[1] + len(rows))
+        names = sorted(totals, key=lambda k: (order[k[0]], k[1]))
+        return [GroupScore(kind, name, _unclustered_metrics(*totals[(kind, name)], scales))
+                for kind, name in names]
     for s in stats:
         row = stats_row(s, scales)
         for key in group_names(s):
@@ -582,7 +664,6 @@ def grouped_metrics(stats: Sequence[InstanceStats]) -> List[GroupScore]:
             if group is None:
                 group = members[key] = _Group(clustered)
             group.add(s, row)
-    order = {k: i for i, k in enumerate(GROUP_KINDS)}
     keys = sorted(members, key=lambda k: (order[k[0]], k[1]))
     return [GroupScore(kind, name, members[(kind, name)].metrics(scales)) for kind, name in keys]
 
@@ -800,16 +881,22 @@ def iter_transcripts(run_dir: Path, manifest: Mapping[str, Any], digest: Optiona
     config = manifest["config"]
     expect = {"solver": config["solver"], "responder": config["responder"], "regime": config["regime"],
               "condition": config.get("condition", "standard")}
+    expected = tuple(expect.items())
+    name = str(path)
     for number, row in _json_lines(path, digest):
-        where = f"{path}:{number}"
-        if not isinstance(row, dict):
+        where = f"{name}:{number}"
+        if type(row) is not dict:
             raise ScoringError(f"{where}: not a transcript object")
-        _check(row.get("id"), (str,), where, "id")
-        _check(row.get("seed_set"), (str, type(None)), where, "seed_set")
-        for name, value in expect.items():
-            if name in row and row[name] != value:
-                raise _field_error(where, name, f"{_preview(row[name])} but {run_dir / MANIFEST} says "
-                                                f"{value!r}: a transcript of another run")
+        get = row.get
+        if type(get("id")) is not str:
+            _check(get("id"), (str,), where, "id")
+        seed_set = get("seed_set")
+        if seed_set is not None and type(seed_set) is not str:
+            _check(seed_set, (str, type(None)), where, "seed_set")
+        for field_name, value in expected:
+            if get(field_name, value) != value:
+                raise _field_error(where, field_name, f"{_preview(row[field_name])} but {run_dir / MANIFEST} "
+                                                      f"says {value!r}: a transcript of another run")
         yield where, row
 
 
@@ -954,8 +1041,16 @@ class RunScores:
 
 
 def score_run(info: RunInfo) -> RunScores:
+    """A run's groups. The cyclic collector stays paused through the group sums too (see
+    :func:`load_run`): its passes over the run's summaries cost more than the sums."""
     loaded = load_run(info)
-    return RunScores(info, grouped_metrics(loaded.stats))
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return RunScores(info, grouped_metrics(loaded.stats))
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def pair_regimes(scores: Sequence[RunScores]) -> None:

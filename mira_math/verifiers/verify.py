@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence, Tuple
 
 from mira_math.verifiers.exact import Value, canonical, equal, from_canonical
 from mira_math.verifiers.parse import NO_CONTEXT, AnswerContext, Unreadable, parse_answer
@@ -29,25 +29,34 @@ def context_for(instance: "Instance") -> AnswerContext:
     """What the instance licenses beyond a bare value, read from its own record: the unit its
     question names, the modulus of a congruence answer (the product of the latent moduli),
     and an undirected edge's reversed name (the view says ``e01 (between 0 and 1)``)."""
-    view = instance.view
-    units: Tuple[str, ...] = ()
-    for word, forms in _UNITS.items():
-        if f"in {word}" in view.question:
-            units = units + forms
-    modulus = None
     try:
         moduli = instance.latent_state().get("moduli")
     except Exception:  # noqa: BLE001 - a context is optional; the value check still runs
         moduli = None
+    view = instance.view
+    return answer_context(view.question, view.context, instance.answer.components, moduli)
+
+
+def answer_context(question: str, view_context: str, components: Sequence[str], moduli: Any) -> AnswerContext:
+    """:func:`context_for` from the parts it reads (``moduli``: the latent's, any JSON value),
+    so a reader of raw records (``score``'s re-verification) needs no instance object. The
+    common case, nothing licensed, is the shared :data:`NO_CONTEXT`."""
+    units: Tuple[str, ...] = ()
+    for word, forms in _UNITS.items():
+        if f"in {word}" in question:
+            units = units + forms
+    modulus = None
     if isinstance(moduli, list) and moduli and all(isinstance(m, int) and m > 1 for m in moduli):
         modulus = 1
         for m in moduli:
             modulus *= m
     aliases: List[Tuple[str, str]] = []
-    for name in instance.answer.components:
+    for name in components:
         m = _EDGE_RE.match(name)
-        if m and f"{name} (between {m.group(1)} and {m.group(2)})" in view.context:
+        if m and f"{name} (between {m.group(1)} and {m.group(2)})" in view_context:
             aliases.append((f"e{m.group(2)}{m.group(1)}", name))
+    if not units and modulus is None and not aliases:
+        return NO_CONTEXT
     return AnswerContext(units=units, modulus=modulus, aliases=tuple(aliases))
 
 
@@ -71,4 +80,4 @@ def verify(instance: "Instance", text: object) -> Verdict:
     return verify_answer(instance.answer, text, context_for(instance))
 
 
-__all__ = ["AnswerContext", "Verdict", "context_for", "verify", "verify_answer"]
+__all__ = ["AnswerContext", "Verdict", "answer_context", "context_for", "verify", "verify_answer"]

@@ -57,3 +57,44 @@ def test_an_edited_instance_count_is_refused(noask_run):
     path.write_text(json.dumps(manifest), encoding="utf-8")
     with pytest.raises(ScoringError, match=r"field 'dataset.instances': 5, but the run's selection picks 6"):
         score([noask_run])
+
+
+def test_judges_read_from_raw_rows_are_context_for_on_every_release_instance():
+    """score's judges come from the raw JSON rows (no Instance built): the answer and context
+    must be the verifier's own, on every instance the release ships."""
+    from pathlib import Path
+
+    from mira_math.eval.integrity import judge_of
+    from mira_math.generators.schema import instance_from_dict
+    from mira_math.verifiers.verify import context_for
+
+    files = sorted((Path(__file__).resolve().parents[2] / "mira-math" / "data").glob("*/*.jsonl"))
+    assert files
+    licensed = 0
+    for path in files:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            row = json.loads(line)
+            inst = instance_from_dict(row, str(path), number)
+            ctx = context_for(inst)
+            assert judge_of(row) == (inst.answer.type, inst.answer.value, tuple(inst.answer.components),
+                                     ctx.units, ctx.modulus, ctx.aliases), f"{path}:{number}"
+            licensed += ctx.units != () or ctx.modulus is not None or ctx.aliases != ()
+    assert licensed > 0          # units, moduli and edge aliases all occur in the release
+
+
+def test_group_sums_by_cell_equal_each_group_scored_alone(tmp_path):
+    """score sums each (type, family, difficulty) cell once and adds cells into groups: every
+    group must equal the same transcripts scored as one group."""
+    from mira_math.eval.scoring import group_metrics, group_names, group_runs, grouped_metrics, load_run
+
+    runs = []
+    for solver in ("noask", "reference"):
+        out = tmp_path / solver
+        assert main(["eval", "--solver", solver, "--sample", "60", "--sample-seed", "3", "--out", str(out)]) == 0
+        runs.append(out)
+    stats = [s for run in runs for s in load_run(group_runs([run])[0]).stats]
+    groups = grouped_metrics(stats)
+    assert len({g.kind for g in groups}) == 5 and len({g.group for g in groups if g.kind == "family"}) > 3
+    for g in groups:
+        members = [s for s in stats if (g.kind, g.group) in group_names(s)]
+        assert members and g.metrics.values == group_metrics(members).values, (g.kind, g.group)
