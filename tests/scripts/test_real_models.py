@@ -170,3 +170,12 @@ def test_harness_share_is_harness_time_over_loop_time():
     assert rm.RunFigures(**dict(base, remote=True)).harness_share() is None
     row = rm.RunFigures(**dict(base, requests=5, precise_declined=2)).measured_row().split()
     assert row[2] == "5" and row[-1] == "25.0%" and row[-2] == "2.0"
+
+
+def test_only_an_all_failed_responder_with_no_instance_error_is_an_accepted_exit():
+    rm = _module()
+    every = "mira-math eval: 3 of 3 responder replies logged an error (every one: is the responder working?)"
+    assert rm.accepted(0, "") and rm.accepted(3, every)
+    assert not rm.accepted(3, every + "\nmira-math eval: 1 instance(s) ended in an error: rerun")
+    assert not rm.accepted(3, "mira-math eval: 2 instance(s) ended in an error: rerun with --retry-errors")
+    assert not rm.accepted(1, every) and not rm.accepted(2, "")
