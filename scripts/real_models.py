@@ -93,6 +93,8 @@ class RunFigures:
     precise: int = 0             # ... and nothing else: the rules responder offers its line
     precise_declined: int = 0    # precise requests the logged responder declined
     correct: int = 0
+    # solver turns cut where the model started writing another party's turn (issue 21)
+    speaker_cuts: int = 0
 
     def harness_share(self) -> Optional[float]:
         harness = self.harness_s()
@@ -103,8 +105,8 @@ class RunFigures:
         tps = self.completion_tokens / self.model_s if self.model_s > 0 else 0.0
         return (f"{self.name:<26} {self.instances:>4} {self.requests:>5} {self.names_missing:>6} "
                 f"{self.precise:>7} {self.offers:>6} {self.canonical_offers:>5} "
-                f"{self.precise_declined:>6} {self.format_errors:>5} {self.correct:>5} "
-                f"{tps:>7.1f} {'-' if share is None else f'{share:.1%}':>7}")
+                f"{self.precise_declined:>6} {self.format_errors:>5} {self.speaker_cuts:>5} "
+                f"{self.correct:>5} {tps:>7.1f} {'-' if share is None else f'{share:.1%}':>7}")
 
     def harness_s(self) -> Optional[float]:
         """In-process runs call the model one batch at a time: the loop minus model time.
@@ -129,7 +131,7 @@ HEADER = (f"{'run':<26} {'inst':>4} {'wall_s':>7} {'run_s':>7} {'model_s':>7} {'
 
 
 MEASURED_HEADER = (f"{'run':<26} {'inst':>4} {'req':>5} {'names':>6} {'precise':>7} {'offers':>6} "
-                   f"{'canon':>5} {'p-decl':>6} {'fmt':>5} {'right':>5} {'tok/s':>7} {'harn%':>7}")
+                   f"{'canon':>5} {'p-decl':>6} {'fmt':>5} {'cuts':>5} {'right':>5} {'tok/s':>7} {'harn%':>7}")
 
 
 def _rows(release: Path) -> Iterable[Dict[str, Any]]:
@@ -179,7 +181,7 @@ def figures(name: str, run_dir: Path, wall_s: float, cpu_s: float, stdout: str,
     rows = [json.loads(line) for line in
             (run_dir / "transcripts.jsonl").read_text(encoding="utf-8").splitlines() if line]
     model_s, tokens = 0.0, 0
-    fmt = parse = fall = unread = noans = errs = 0
+    fmt = parse = fall = unread = noans = errs = cuts = 0
     sample = ""
     for row in rows:
         errs += 1 if row.get("error") else 0
@@ -195,6 +197,7 @@ def figures(name: str, run_dir: Path, wall_s: float, cpu_s: float, stdout: str,
                 sample = turn["raw"]
             if turn.get("role") == "solver":
                 fmt += turn.get("action") == "format_error"
+                cuts += bool(turn.get("speaker_cut"))
             elif turn.get("role") == "responder":
                 problems = " ".join(turn.get("errors") or [])
                 parse += ("json parse error" in problems or "schema violation" in problems)
@@ -204,7 +207,7 @@ def figures(name: str, run_dir: Path, wall_s: float, cpu_s: float, stdout: str,
     run_s = float(match.group(1)) if match else wall_s
     return RunFigures(name, len(rows), wall_s, run_s, model_s, tokens, fmt, noans, unread,
                       parse, fall, errs, sample.replace("\n", " ")[:100], round(cpu_s, 2),
-                      remote, commit)
+                      remote, commit, speaker_cuts=cuts)
 
 
 def request_rows(records: Iterable[Tuple[Mapping[str, Any], Any]], decide: Callable[[Any], Any],
@@ -506,6 +509,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 results.append(RunFigures(**kept["figures"]))
                 print(f"-- {name}: kept from an earlier run with the same settings (made at "
                       f"{results[-1].commit[:12] or 'an unrecorded commit'})", flush=True)
+                # counted from the transcripts: entries kept from before the count have none
+                results[-1].speaker_cuts = figures(name, out, 0.0, 0.0, "", False, "").speaker_cuts
                 done_dirs.append(out)
                 rows_by_run[name] = measure_requests(out)[1]
                 continue
