@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import fetch_qwen  # noqa: E402
 import fetch_smollm2  # noqa: E402
+from mira_math.game.protocol import STOP_SEQUENCES  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -93,8 +94,9 @@ class RunFigures:
     precise: int = 0             # ... and nothing else: the rules responder offers its line
     precise_declined: int = 0    # precise requests the logged responder declined
     correct: int = 0
-    # solver turns cut where the model started writing another party's turn (issue 21)
-    speaker_cuts: int = 0
+    # solver turns where the model began another party's turn (issue 21): stopped at one of the
+    # protocol's stop sequences, or cut there after generation (backends without stop strings)
+    other_speaker: int = 0
 
     def harness_share(self) -> Optional[float]:
         harness = self.harness_s()
@@ -105,7 +107,7 @@ class RunFigures:
         tps = self.completion_tokens / self.model_s if self.model_s > 0 else 0.0
         return (f"{self.name:<26} {self.instances:>4} {self.requests:>5} {self.names_missing:>6} "
                 f"{self.precise:>7} {self.offers:>6} {self.canonical_offers:>5} "
-                f"{self.precise_declined:>6} {self.format_errors:>5} {self.speaker_cuts:>5} "
+                f"{self.precise_declined:>6} {self.format_errors:>5} {self.other_speaker:>5} "
                 f"{self.correct:>5} {tps:>7.1f} {'-' if share is None else f'{share:.1%}':>7}")
 
     def harness_s(self) -> Optional[float]:
@@ -131,7 +133,7 @@ HEADER = (f"{'run':<26} {'inst':>4} {'wall_s':>7} {'run_s':>7} {'model_s':>7} {'
 
 
 MEASURED_HEADER = (f"{'run':<26} {'inst':>4} {'req':>5} {'names':>6} {'precise':>7} {'offers':>6} "
-                   f"{'canon':>5} {'p-decl':>6} {'fmt':>5} {'cuts':>5} {'right':>5} {'tok/s':>7} {'harn%':>7}")
+                   f"{'canon':>5} {'p-decl':>6} {'fmt':>5} {'other':>5} {'right':>5} {'tok/s':>7} {'harn%':>7}")
 
 
 def _rows(release: Path) -> Iterable[Dict[str, Any]]:
@@ -197,7 +199,7 @@ def figures(name: str, run_dir: Path, wall_s: float, cpu_s: float, stdout: str,
                 sample = turn["raw"]
             if turn.get("role") == "solver":
                 fmt += turn.get("action") == "format_error"
-                cuts += bool(turn.get("speaker_cut"))
+                cuts += bool(turn.get("speaker_cut")) or meta.get("stop_reason") in STOP_SEQUENCES
             elif turn.get("role") == "responder":
                 problems = " ".join(turn.get("errors") or [])
                 parse += ("json parse error" in problems or "schema violation" in problems)
@@ -207,7 +209,7 @@ def figures(name: str, run_dir: Path, wall_s: float, cpu_s: float, stdout: str,
     run_s = float(match.group(1)) if match else wall_s
     return RunFigures(name, len(rows), wall_s, run_s, model_s, tokens, fmt, noans, unread,
                       parse, fall, errs, sample.replace("\n", " ")[:100], round(cpu_s, 2),
-                      remote, commit, speaker_cuts=cuts)
+                      remote, commit, other_speaker=cuts)
 
 
 def request_rows(records: Iterable[Tuple[Mapping[str, Any], Any]], decide: Callable[[Any], Any],
@@ -510,7 +512,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 print(f"-- {name}: kept from an earlier run with the same settings (made at "
                       f"{results[-1].commit[:12] or 'an unrecorded commit'})", flush=True)
                 # counted from the transcripts: entries kept from before the count have none
-                results[-1].speaker_cuts = figures(name, out, 0.0, 0.0, "", False, "").speaker_cuts
+                results[-1].other_speaker = figures(name, out, 0.0, 0.0, "", False, "").other_speaker
                 done_dirs.append(out)
                 rows_by_run[name] = measure_requests(out)[1]
                 continue

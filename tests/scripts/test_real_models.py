@@ -35,6 +35,9 @@ def _transcripts(tmp_path: Path) -> Path:
         {"role": "solver", "action": "request", "raw": "REQUEST: x?",
          "speaker_cut": {"line": 2, "speaker": "Information holder: x = 1", "dropped": "..."},
          "meta": {"latency_s": 1.0, "usage": {"completion_tokens": 10}}},
+        {"role": "solver", "action": "request", "raw": "REQUEST: y?",
+         "meta": {"latency_s": 0.0, "stop_reason": "\nInformation holder:"}},
+        {"role": "solver", "action": "request", "raw": "REQUEST: z?", "meta": {"stop_reason": 7}},
         {"role": "responder", "raw": '{"type": "decline"}', "errors": ["json parse error: ..."],
          "meta": {"fallback": True, "latency_s": 0.5}},
     ]
@@ -55,7 +58,7 @@ def test_figures_count_every_outcome_and_harness_time_depends_on_where_the_model
     assert (local.instances, local.format_errors, local.no_answer, local.unreadable,
             local.responder_parse_failures, local.responder_fallbacks, local.errors) == (2, 1, 1, 1, 1, 1, 1)
     assert local.completion_tokens == 50 and local.model_s == 3.5 and local.run_s == 10.0
-    assert local.speaker_cuts == 1                   # the model wrote the holder's turn once
+    assert local.other_speaker == 2                  # cut once, stopped at the holder's turn once
     assert local.harness_s() == 6.5                  # the loop minus model time
     assert local.sample == "I think the answer"
     scripted = rm.figures("reference-x", run, 30.0, 4.0, stdout, remote=True, commit="abc")
