@@ -394,14 +394,16 @@ def engine_arguments(dtype: str = CPU_DTYPE, eager: bool = True) -> List[str]:
 
 
 def build_plan(folders: Mapping[str, Path], max_model_len: int,
-               engine: Sequence[str] = tuple(engine_arguments())) -> List[Tuple[str, str, str, Extra]]:
+               engine: Sequence[str] = tuple(engine_arguments()),
+               smollm2_subset: str = "families") -> List[Tuple[str, str, str, Extra]]:
     """(run name, model key, subset key, eval arguments) for every run, each model's runs
     together (one server per model at a time). ``engine`` goes to every vLLM engine; its
-    ``--dtype`` also to transformers."""
+    ``--dtype`` also to transformers. SmolLM2 runs on ``smollm2_subset`` ("families", Qwen's
+    22, or "blocks", every family x difficulty)."""
     plan: List[Tuple[str, str, str, Extra]] = []
     engine = list(engine)
     dtype = engine[engine.index("--dtype"):engine.index("--dtype") + 2] if "--dtype" in engine else []
-    for key, subset in (("smollm2", "blocks"), ("qwen", "families")):
+    for key, subset in (("smollm2", smollm2_subset), ("qwen", "families")):
         if key not in folders:
             continue
         model, folder = MODELS[key], folders[key]
@@ -450,6 +452,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--reduce", type=int, metavar="N",
                         help="a reduced run: every subset cut to N instances spread over it")
     parser.add_argument("--models", nargs="+", choices=sorted(MODELS), default=sorted(MODELS))
+    parser.add_argument("--smollm2-blocks", action="store_true",
+                        help="SmolLM2 on every family x difficulty block (66) instead of Qwen's 22")
     parser.add_argument("--fresh", action="store_true",
                         help="rerun every run (default: keep finished runs of the same settings)")
     parser.add_argument("--max-model-len", type=int, default=4096)
@@ -473,10 +477,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.reduce:
         subsets = {key: handful(ids, min(args.reduce, len(ids))) for key, ids in subsets.items()}
     commit = checkout_commit()
+    smollm2_subset = "blocks" if args.smollm2_blocks else "families"
     for key, folder in folders.items():
         print(f"model {key}: {folder}", flush=True)
-    print(f"subsets: {len(subsets['blocks'])} instances for SmolLM2 (first of every family x "
-          f"difficulty), {len(subsets['families'])} for Qwen ({args.qwen_per_family} per family, "
+    print(f"subsets: {len(subsets[smollm2_subset])} instances for SmolLM2 ("
+          + ("first of every family x difficulty" if args.smollm2_blocks else "Qwen's") +
+          f"), {len(subsets['families'])} for Qwen ({args.qwen_per_family} per family, "
           f"lowest difficulty), {len(subsets['families-handful'])} for transformers"
           + (f" (reduced to {args.reduce})" if args.reduce else ""), flush=True)
     env = dict(os.environ)
@@ -486,7 +492,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     runs_dir = args.out / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     engine = engine_arguments(args.dtype, eager=not args.compile)
-    plan = build_plan(folders, args.max_model_len, engine)
+    plan = build_plan(folders, args.max_model_len, engine, smollm2_subset)
     if args.only:
         plan = [p for p in plan if p[0] in args.only]
     results: List[RunFigures] = []

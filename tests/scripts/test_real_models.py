@@ -101,6 +101,10 @@ def test_the_plan_runs_each_model_once_per_path_with_transformers_on_the_handful
     assert qwen["qwen-transformers-rules-zs"][0] == "families-handful"
     assert qwen["qwen-openai-llmopenai-zs"][1]("http://h/v1")[:2] == ["--solver", "openai:qwen@http://h/v1"]
     assert [key for _, key, _, _ in plan] == ["smollm2"] * 8 + ["qwen"] * 6   # one server at a time
+    # SmolLM2 shares Qwen's 22 by default (the target's time); --smollm2-blocks gives the 66
+    assert {sub for _, key, sub, _ in plan if key == "smollm2"} == {"families", "families-handful"}
+    blocks = rm.build_plan({"smollm2": tmp_path / "s"}, 4096, smollm2_subset="blocks")
+    assert {sub for _, _, sub, _ in blocks} == {"blocks", "blocks-handful"}
     # every in-process engine runs float32 and eager (bf16 is emulated on this CPU, compiling
     # takes minutes per start); transformers gets the dtype only
     for name, _, _, extra in plan:
