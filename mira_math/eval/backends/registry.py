@@ -111,7 +111,7 @@ BACKENDS: Dict[str, BackendKind] = {b.kind: b for b in (
                 Capabilities(batch=True, structured_output="grammar", stop_sequences=True, usage=True,
                              seeded="per-request"),
                 options=("tensor_parallel_size", "max_model_len", "gpu_memory_utilization",
-                         "chat_template_kwargs")),
+                         "chat_template_kwargs", "dtype", "enforce_eager")),
     BackendKind("openai", "mira_math.eval.backends.openai_backend:OpenAIBackend", "openai", ("openai",),
                 "openai:MODEL[@URL]",
                 Capabilities(async_calls=True, structured_output="server", stop_sequences=True,
@@ -122,7 +122,8 @@ BACKENDS: Dict[str, BackendKind] = {b.kind: b for b in (
     BackendKind("transformers", "mira_math.eval.backends.transformers_backend:TransformersBackend",
                 "transformers", ("torch", "transformers"), "transformers:PATH",
                 Capabilities(batch=True, structured_output="instruction", usage=True,
-                             seeded="per-request")),
+                             seeded="per-request"),
+                options=("dtype",)),
 )}
 
 
