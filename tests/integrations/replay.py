@@ -31,3 +31,15 @@ def replaying(spec: str, instances: Sequence[Instance], regime: str = "zs") -> A
         return out
 
     return output
+
+
+VOLATILE = ("wall_s", "solver", "meta")    # timing, the solver's label, backend call records
+
+
+def plain(value: Any) -> Any:
+    """A transcript without what differs between harnesses by design (``VOLATILE``)."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items() if k not in VOLATILE}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    return value

@@ -31,18 +31,12 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 import fetch_tiktoken  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).parent))
+from replay import plain  # noqa: E402
+
 CACHE = Path(os.environ.get("TIKTOKEN_CACHE_DIR") or ROOT / "build" / "tiktoken")
 METRICS = ("accuracy", "first_request_success", "hit_rate", "avg_requests", "trace_no_canonical",
            "trace_canonical_wrong", "trace_correct")
-VOLATILE = ("wall_s", "solver", "meta")
-
-
-def _plain(value):
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items() if k not in VOLATILE}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +70,7 @@ def test_inspect_eval_cli_with_mockllm(tiktoken_cache, tmp_path):
     correct = 0
     for sample in log.samples:
         native = run_episode(release[sample.id], lambda messages: reply)
-        assert _plain(sample.metadata[TRANSCRIPT]) == _plain(native), sample.id
+        assert plain(sample.metadata[TRANSCRIPT]) == plain(native), sample.id
         verdict = sample.scores["mira_verifier"].value
         assert verdict == ("C" if native["verdict"]["correct"] else "I"), sample.id
         correct += native["verdict"]["correct"]

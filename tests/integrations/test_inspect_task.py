@@ -27,12 +27,11 @@ from mira_math.integrations.common import instance_info, release_instances, stat
 from mira_math.integrations.inspect_task import STATS, TRANSCRIPT, mira, mira_type_b  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
-from replay import replaying  # noqa: E402
+from replay import plain, replaying  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 FULL = os.environ.get("MIRA_INTEGRATION_FULL") == "1"
 SAMPLE = ["--sample", "66", "--sample-seed", "24"]
-VOLATILE = ("wall_s", "solver", "meta")    # timing, the solver's label, backend call records
 
 
 def _native(spec: str, out: Path) -> dict:
@@ -40,14 +39,6 @@ def _native(spec: str, out: Path) -> dict:
     subprocess.run(args + ([] if FULL else SAMPLE), cwd=ROOT, check=True, capture_output=True)
     lines = (out / "transcripts.jsonl").read_text(encoding="utf-8").splitlines()
     return {row["id"]: row for row in map(json.loads, lines)}
-
-
-def _plain(value):
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items() if k not in VOLATILE}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +59,7 @@ def test_inspect_scores_equal_mira_eval(spec, release, tmp_path):
     for tid, row in native.items():
         score = samples[tid].scores["mira_verifier"]
         assert score.value == ("C" if row["verdict"]["correct"] else "I"), tid
-        assert _plain(samples[tid].metadata[TRANSCRIPT]) == _plain(row), tid
+        assert plain(samples[tid].metadata[TRANSCRIPT]) == plain(row), tid
     native_stats = [instance_stats(row, instance_info(release[tid])) for tid, row in native.items()]
     ours = [stats_from_dict(samples[tid].scores["mira_verifier"].metadata[STATS]) for tid in native]
     assert sorted(ours, key=lambda s: s.key) == sorted(native_stats, key=lambda s: s.key)
