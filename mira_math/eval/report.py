@@ -29,7 +29,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from mira_math.eval.compare import HEADER as COMPARE_HEADER, Comparison, compare_runs
 from mira_math.eval.compare import table_rows as compare_rows
-from mira_math.eval.results import Prices, main_header, main_rows, write_results
+from mira_math.eval.results import Prices, main_header, main_rows, md_table, write_results
 from mira_math.eval.score_output import (SUMMARY_HEADER, USAGE_HEADER, cached_scores, summary_row, trace_cell,
                                          usage_rows)
 from mira_math.generators.extras import install_command, installed
@@ -352,14 +352,6 @@ def save_figure(fig: Figure, scores: Sequence[RunScores], path: Path) -> None:
 
 
 # ------------------------------------------------------------------ markdown
-
-def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    def esc(c):
-        return str(c).replace("|", "\\|")
-    lines = ["| " + " | ".join(esc(h) for h in header) + " |",
-             "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(esc(c) for c in r) + " |" for r in rows])
-
 
 def acc_cell(m: Optional[GroupMetrics]) -> str:
     """Accuracy [95% Wilson CI] (n), and the blind-guess chance over the same n instances
