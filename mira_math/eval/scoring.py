@@ -126,7 +126,7 @@ def _json_lines(path: Path, digest: Optional[Any] = None, what: str = "a transcr
             yield number, value
 
 
-def _instance_info(row: Any, where: Any) -> InstanceInfo:
+def instance_info(row: Any, where: Any) -> InstanceInfo:
     """``where`` is the line's place, or a callable that gives it (built only for an error)."""
     if type(row) is not dict:
         if not isinstance(row, dict):
@@ -192,7 +192,7 @@ def _parse_data_file(path: Path, key: Tuple[str, str]) -> List[InstanceInfo]:
     shared: Dict[Any, Any] = {}
     name = str(path)
     for number, row in _json_lines(path, what="an instance line"):
-        info = _instance_info(row, lambda: f"{name}:{number}")   # noqa: B023 - called at once
+        info = instance_info(row, lambda: f"{name}:{number}")   # noqa: B023 - called at once
         judge = judge_of(row)
         if judge is not None:
             judges[info.key] = shared.setdefault(judge, judge)
@@ -310,15 +310,13 @@ class InstanceStats:
         return "canonical_wrong" if self.canonical_offers else "no_canonical"
 
 
-def _answer_source(row: Mapping[str, Any], turns: List[Mapping[str, Any]], where: str) -> str:
+def _answer_source(row: Mapping[str, Any], last_answer: Any, where: str) -> str:
     """Where the final answer came from: the last answer turn's ``answer_source`` (or its meta's),
     else the transcript's; a missing field is "marker" (transcripts before the fallback)."""
     source = None
-    for turn in reversed(turns):
-        if turn.get("role") == "solver" and turn.get("action") == "answer":
-            meta = turn.get("meta")
-            source = turn.get("answer_source", meta.get("answer_source") if isinstance(meta, dict) else None)
-            break
+    if last_answer is not None:
+        meta = last_answer.get("meta")
+        source = last_answer.get("answer_source", meta.get("answer_source") if isinstance(meta, dict) else None)
     if source is None:
         source = row.get("answer_source")
     if source is None:
@@ -373,9 +371,10 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
     if epoch < 0:
         raise _field_error(where, "epoch", f"expected a non-negative integer, got {epoch}")
     requests = offers = canonical = format_errors = responder_errors = raw_fallbacks = 0
-    usage = [0, 0, 0, 0, 0, 0]          # prompt, completion, reasoning, turns with usage/reasoning, turns
+    prompt = completion = reasoning = usage_turns = reasoning_turns = solver_turns = 0
     first_canonical = first_offered = False
     before_first: Optional[int] = None
+    last_answer: Any = None
     hints = info.canonical
     for n, turn in enumerate(turns):                # the hot loop: checks inline, helpers on failure
         if type(turn) is not dict:
@@ -387,7 +386,23 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
                 _check(action, (str,), where, f"turns[{n}].action")
             if action == "format_error":
                 format_errors += 1
-            _add_usage(usage, turn.get("meta"), where, n)
+            elif action == "answer":
+                last_answer = turn
+            solver_turns += 1
+            meta = turn.get("meta")
+            usage = meta.get("usage") if type(meta) is dict else None
+            if type(usage) is dict:                 # the backend's report; a partial one is not counted
+                used, made = usage.get("prompt_tokens"), usage.get("completion_tokens")
+                if type(used) is int and type(made) is int:
+                    if used < 0 or made < 0:
+                        raise _field_error(where, f"turns[{n}].meta.usage", "negative token count")
+                    prompt += used
+                    completion += made
+                    usage_turns += 1
+                    thought = usage.get("reasoning_tokens")
+                    if type(thought) is int and thought >= 0:
+                        reasoning += thought
+                        reasoning_turns += 1
         elif role == "responder":
             decision = turn.get("decision")
             if decision != "offer" and decision != "decline":
@@ -418,37 +433,12 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
     tokens_num, tokens_den = _decimal(tokens_raw)
     answered = final is not None
     return InstanceStats(
-        key=info.key, family=info.family, type=info.type, difficulty=info.difficulty,
-        errored=error is not None, correct=correct, requests=requests, offers=offers,
-        canonical_offers=canonical, first_request_canonical=first_canonical,
-        first_request_offered=first_offered, requests_before_first_offer=before_first,
-        format_errors=format_errors, responder_errors=responder_errors,
-        tokens_num=tokens_num, tokens_den=tokens_den,
-        answered=answered, unreadable=answered and not correct and parsed is None,
-        fallback=answered and _answer_source(row, turns, where) == "fallback",
-        candidate_answers=info.candidate_answers, epoch=epoch, raw_fallbacks=raw_fallbacks,
-        prompt_tokens=usage[0], completion_tokens=usage[1], reasoning_tokens=usage[2],
-        usage_turns=usage[3], reasoning_turns=usage[4], solver_turns=usage[5])
-
-
-def _add_usage(totals: List[int], meta: Any, where: str, n: int) -> None:
-    """Add one solver turn's reported usage (meta.usage: prompt/completion/reasoning tokens)."""
-    totals[5] += 1
-    usage = meta.get("usage") if type(meta) is dict else None
-    if type(usage) is not dict:
-        return
-    prompt, completion = usage.get("prompt_tokens"), usage.get("completion_tokens")
-    if type(prompt) is not int or type(completion) is not int:
-        return                            # a partial report (e.g. a failed call): not counted
-    if prompt < 0 or completion < 0:
-        raise _field_error(where, f"turns[{n}].meta.usage", "negative token count")
-    totals[0] += prompt
-    totals[1] += completion
-    totals[3] += 1
-    reasoning = usage.get("reasoning_tokens")
-    if type(reasoning) is int and reasoning >= 0:
-        totals[2] += reasoning
-        totals[4] += 1
+        info.key, info.family, info.type, info.difficulty, error is not None, correct, requests, offers,
+        canonical, first_canonical, first_offered, before_first, format_errors, responder_errors,
+        tokens_num, tokens_den, answered, answered and not correct and parsed is None,
+        answered and _answer_source(row, last_answer, where) == "fallback",
+        info.candidate_answers, epoch, raw_fallbacks, prompt, completion, reasoning, usage_turns,
+        reasoning_turns, solver_turns)
 
 
 # ================================================================== group metrics

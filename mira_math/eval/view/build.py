@@ -24,9 +24,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from mira_math.eval.scoring import (MANIFEST, InstanceInfo, RunInfo, ScoringError, assign_labels, group_runs,
+from mira_math.eval.scoring import (MANIFEST, RunInfo, ScoringError, assign_labels, group_runs, instance_info,
                                     instance_stats, iter_transcripts, resolve_data_file)
-from mira_math.eval.view.store import Matcher, RowStore, line_digest
+from mira_math.eval.view import store as _store
+from mira_math.eval.view.store import Entry, IdIndex, Matcher, RowSorter, RowStore, line_digest
 from mira_math.generators.errors import MiraError
 from mira_math.generators.schema import instance_from_dict, loads_line
 
@@ -67,14 +68,10 @@ _INSTANCE_KEYS = ("id", "family", "type", "difficulty", "level", "seed_set", "ge
                   "responder", "hints", "answer", "candidate_answers", "latent")
 
 
-def _instance_fields(row: Any) -> Tuple[str, str, str, int, str, Optional[int], List[str]]:
-    """(id, family, type, difficulty, seed set, candidates, hint constraints) of an instance line,
-    straight from its JSON (the run's dataset checksum vouches for the record); a KeyError,
-    TypeError or AttributeError when the line lacks what the page shows."""
+def _check_instance_keys(row: Any) -> None:
+    """A KeyError or TypeError when an instance line lacks a field the page shows."""
     for key in _INSTANCE_KEYS:
         row[key]
-    return (row["id"], row["family"], row["type"], row["difficulty"], row["seed_set"], row["candidate_answers"],
-            [h["constraint"] for h in row["hints"]])
 
 
 def _short(text: Any, limit: int = 48) -> str:
@@ -184,16 +181,19 @@ def _sha256(path: Path) -> str:
 
 class _Builder:
     """One pass over every run's transcripts: transcript and instance pages are written as they
-    come, one small row per transcript goes to the :class:`RowStore`, and the per-family summary
-    is a handful of counters."""
+    come, one small row per transcript goes to the :class:`RowSorter`, and the per-family
+    summary is a handful of counters."""
 
-    def __init__(self, data: Path, store: RowStore, page_size: int, chunk_rows: int):
-        self.data, self.store, self.chunk_rows = data, store, chunk_rows
+    def __init__(self, data: Path, store: RowStore, rows: RowSorter, page_size: int, chunk_rows: int):
+        self.data, self.store, self.rows, self.chunk_rows = data, store, rows, chunk_rows
         self.transcripts = _Pager(data, "t", page_size)
         self.instances = _Pager(data, "i", page_size)
         self.files: Dict[Tuple[str, str], int] = {}        # (resolved path, sha256) -> file number
         self.paths: List[Path] = []
         self.spans: List[Tuple[int, int]] = []              # file number -> its lines in the store
+        self.memory: List[Optional[IdIndex]] = []           # file number -> its lines by id, if kept
+        self.memory_lines = 0                               # lines kept in memory (at most MEMORY_LINES)
+        self.merged: Dict[Tuple[int, ...], IdIndex] = {}     # several files' in-memory indexes, as one
         self.summary: Dict[Tuple[str, int], List[int]] = {}  # (family, run) -> n, t0..t3, fmt, nonc, req
         self.difficulties: set = set()
         self.position = 0                                    # transcripts written so far
@@ -215,7 +215,7 @@ class _Builder:
             if key not in self.files:
                 self.files[key] = len(self.paths)
                 self.paths.append(path)
-                self.spans.append(self._index(path))
+                self._index(path)
             numbers.append(self.files[key])
         expected = dataset.get("checksum")
         if expected and digest.hexdigest() != expected:
@@ -223,63 +223,85 @@ class _Builder:
                                "ones this run used (checksum differs)")
         return numbers
 
-    def _index(self, path: Path) -> Tuple[int, int]:
-        """Every line of a dataset file into the store, new instances into the instance pages (in
-        dataset order); returns the file's span of store lines."""
+    def _index(self, path: Path) -> None:
+        """Every line of a dataset file into the store (and, while the build's memory budget
+        lasts, into an in-memory :class:`IdIndex`), new instances into the instance pages (in
+        dataset order)."""
         first = self.store.lines + 1
-        store, pages = self.store, self.instances
+        store, pages, name = self.store, self.instances, str(path)
+        memory: Optional[IdIndex] = IdIndex() if self.memory_lines < _store.MEMORY_LINES else None
         with path.open("rb") as fh:
             for pos, raw in enumerate(fh):
                 if not raw.strip():
                     continue
-                row = loads_line(raw, str(path), pos + 1)
+                row = loads_line(raw, name, pos + 1)
                 try:
-                    tid, family, type_, difficulty, seed_set, cand, hints = _instance_fields(row)
+                    _check_instance_keys(row)
                 except (KeyError, TypeError, AttributeError):
-                    instance_from_dict(row, str(path), pos + 1)        # names the field
+                    instance_from_dict(row, name, pos + 1)            # names the field
                     raise ScoringError(f"{path}:{pos + 1}: not an instance line") from None
+                info = instance_info(row, lambda: f"{name}:{pos + 1}")   # noqa: B023 - at once
                 index, new = store.add_instance(line_digest(raw))
                 if new:
                     pages.add(raw)
-                store.add_line(tid, seed_set, index, family, type_, difficulty, cand, hints)
-        return first, self.store.lines
+                store.add_line(index, info)
+                if memory is not None:
+                    memory.add(info.id, (index, info))
+                    if self.memory_lines + memory.lines > _store.MEMORY_LINES:
+                        memory = None                             # over the budget: matched from the store
+        if memory is not None:
+            self.memory_lines += memory.lines
+        self.memory.append(memory)
+        self.spans.append((first, self.store.lines))
+
+    def _finder(self, files: List[int]) -> Any:
+        """What finds a run dir's transcripts in its files: an in-memory index when every file
+        has one, else a :class:`Matcher` over the store."""
+        indexes = [self.memory[f] for f in files]
+        if not all(indexes):
+            return Matcher(self.store, [self.spans[f] for f in files])
+        if len(files) == 1:
+            return indexes[0]
+        key = tuple(files)
+        if key not in self.merged:
+            self.merged[key] = IdIndex.merged(indexes)              # type: ignore[arg-type]
+        return self.merged[key]
 
     # ------------------------------------------------------------ transcripts
     def add_run(self, r: int, info: RunInfo) -> None:
         count = 0
         seed_sets: Dict[str, None] = {}
         errored = TRACE_CODES["errored"]
+        codes = TRACE_CODES
+        summary, add_row, add_page = self.summary, self.rows.add, self.transcripts.add
         for run_dir, manifest in zip(info.dirs, info.manifests, strict=True):
             files = self.dataset(manifest, run_dir)
-            matcher = Matcher(self.store, [self.spans[f] for f in files])
-            infos: Dict[int, InstanceInfo] = {}
+            finder = self._finder(files)
+            find = finder.find
             line = _LastLine()
             for where, transcript in iter_transcripts(run_dir, manifest, line):
-                tid, seed_set = transcript["id"], transcript.get("seed_set")
-                found = matcher.find(tid, seed_set)
+                tid = transcript["id"]
+                found: Optional[Entry] = find(tid, transcript.get("seed_set"))
                 if found is None:
-                    self._not_found(tid, seed_set, matcher, files, where)
-                index, family, type_, difficulty, seed, cand, hints = found  # type: ignore[misc]
-                seed_sets[seed] = None
-                instance = infos.get(index)
-                if instance is None or instance.id != tid:
-                    if len(infos) >= 4096:
-                        infos.clear()
-                    instance = infos[index] = InstanceInfo(seed, tid, family, type_, difficulty, cand or None,
-                                                           frozenset(hints))
+                    self._not_found(tid, transcript.get("seed_set"), finder, files, where)
+                index, instance = found                               # type: ignore[misc]
                 stats = instance_stats(transcript, instance, where)
-                trace = errored if stats.errored else TRACE_CODES[stats.trace_class]
-                reason = "error" if stats.errored else str((transcript.get("verdict") or {}).get("reason") or "")
-                self.store.add_row((index, r, self.position, trace, 1 if stats.unreadable else 0,
-                                    stats.format_errors, stats.noncanonical_offers, stats.requests, stats.offers,
-                                    _short(transcript.get("final_answer")), reason, tid, family, type_,
-                                    difficulty))
-                self.transcripts.add(line.raw)
+                if stats.errored:
+                    trace, reason = errored, "error"
+                else:
+                    trace = codes[stats.trace_class]
+                    reason = str((transcript.get("verdict") or {}).get("reason") or "")
+                family, difficulty = instance.family, instance.difficulty
+                add_row((index, r, self.position, trace, 1 if stats.unreadable else 0, stats.format_errors,
+                         stats.noncanonical_offers, stats.requests, stats.offers,
+                         _short(transcript.get("final_answer")), reason, tid, family, instance.type, difficulty))
+                add_page(line.raw)
                 self.position += 1
                 count += 1
-                acc = self.summary.get((family, r))
+                seed_sets[instance.seed_set] = None
+                acc = summary.get((family, r))
                 if acc is None:
-                    acc = self.summary[(family, r)] = [0] * 8
+                    acc = summary[(family, r)] = [0] * 8
                 acc[1 + trace] += 1
                 if trace != errored:
                     acc[0] += 1
@@ -291,9 +313,9 @@ class _Builder:
         info.transcripts = count
         info.seed_sets = list(seed_sets)
 
-    def _not_found(self, tid: str, seed_set: Optional[str], matcher: Matcher, files: List[int], where: str) -> None:
+    def _not_found(self, tid: str, seed_set: Optional[str], finder: Any, files: List[int], where: str) -> None:
         """The error scoring's ``Dataset.lookup`` gives for a transcript naming no single instance."""
-        if seed_set is None and len(matcher.first_by_seed_set(tid)) > 1:
+        if seed_set is None and finder.seed_sets(tid) > 1:
             raise ScoringError(f"{where}: field 'seed_set': id {tid} names instances of several seed sets "
                                "in this run's dataset; the transcript must say which")
         names = ", ".join(str(self.paths[f]) for f in files[:3]) + (
@@ -312,7 +334,7 @@ class _Builder:
         families = sorted({family for family, _ in self.summary})
         fam_index = {f: n for n, f in enumerate(families)}
         chunks = rows = 0
-        for batch in self.store.ordered_rows(self.chunk_rows):      # one chunk per batch
+        for batch in self.rows.ordered(self.chunk_rows):             # one chunk per batch
             inst, run, t, trace, unreadable, fmt, nonc, req, off, ans, reason, tid, family, type_, diff = zip(*batch)
             columns = dict(zip(ROW_COLUMNS, (run, inst, t, trace, unreadable, fmt, nonc, req, off, ans, reason, tid,
                                              [fam_index[f] for f in family], type_, diff), strict=True))
@@ -356,14 +378,15 @@ def build_view(run_dirs: Sequence[Path], out: Path, page_size: int = DEFAULT_PAG
 
 def _build(runs: Sequence[RunInfo], data: Path, page_size: int, chunk_rows: int) -> Tuple[Dict[str, Any], int]:
     with tempfile.TemporaryDirectory(prefix="mira-view-") as tmp:
-        store = RowStore(Path(tmp) / "view.sqlite")
+        store, rows = RowStore(Path(tmp) / "view.sqlite"), RowSorter(Path(tmp) / "rows.bin")
         try:
-            builder = _Builder(data, store, page_size, chunk_rows)
+            builder = _Builder(data, store, rows, page_size, chunk_rows)
             for r, info in enumerate(runs):
                 builder.add_run(r, info)
             index = builder.finish(runs, page_size)
         finally:
             store.close()
+            rows.close()
     return index, builder.transcripts.pages + builder.instances.pages + index["chunks"]
 
 

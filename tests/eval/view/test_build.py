@@ -104,10 +104,14 @@ def _copy_run(source, dest, transform):
     return dest
 
 
-@pytest.mark.parametrize("window", [8192, 16])
-def test_transcripts_out_of_dataset_order_are_found_the_same(demo_runs, tmp_path, monkeypatch, window):
-    """Transcripts in a shuffled order (beyond the matcher's window when it is 16: read-ahead
-    misses, then indexed queries only) give the same table as in dataset order."""
+@pytest.mark.parametrize("memory_lines, batch, window", [(25_000, 4096, 8192), (0, 4096, 8192), (0, 8, 16)])
+def test_transcripts_out_of_dataset_order_are_found_the_same(demo_runs, tmp_path, monkeypatch, memory_lines,
+                                                             batch, window):
+    """Transcripts in a shuffled order give the same table as in dataset order, whether the
+    dataset is indexed in memory or matched from the store by streaming (with a window of 16
+    lines: read-ahead misses, then indexed queries only)."""
+    monkeypatch.setattr(store, "MEMORY_LINES", memory_lines)
+    monkeypatch.setattr(store, "BATCH", batch)
     monkeypatch.setattr(store, "WINDOW", window)
     build_view([demo_runs["reference"]], tmp_path / "in-order")
     shuffled = _copy_run(demo_runs["reference"], tmp_path / "shuffled",
@@ -117,9 +121,46 @@ def test_transcripts_out_of_dataset_order_are_found_the_same(demo_runs, tmp_path
     assert _rows(tmp_path / "view") == _rows(tmp_path / "in-order")   # the table order is the dataset's
 
 
-def test_an_id_in_two_seed_sets_is_found_by_its_seed_set(demo_runs, tmp_path):
-    """When an id repeats in the run's files (here: in a second seed set), the streamed match is
-    off and every transcript is looked up as scoring does: by seed set, or refused without one."""
+@pytest.mark.parametrize("memory_lines, sort_rows, block_rows", [(25_000, 25_000, 250), (0, 700, 3)])
+def test_every_way_through_the_store_writes_the_same_bytes(demo_runs, tmp_path, monkeypatch, memory_lines,
+                                                           sort_rows, block_rows):
+    """The in-memory index and the streamed store, one sorted run of rows or many merged: the
+    same files, byte for byte, for two runs over one dataset plus a shuffled third."""
+    shuffled = _copy_run(demo_runs["noask"], tmp_path / "shuffled",
+                         lambda lines: random.Random(3).sample(lines, len(lines)))
+    dirs = [demo_runs["reference"], demo_runs["noask"], shuffled]
+    build_view(dirs, tmp_path / "default")
+    monkeypatch.setattr(store, "MEMORY_LINES", memory_lines)
+    monkeypatch.setattr(store, "SORT_ROWS", sort_rows)
+    monkeypatch.setattr(store, "BLOCK_ROWS", block_rows)
+    build_view(dirs, tmp_path / "other")
+    files = sorted(p.name for p in (tmp_path / "default" / "data").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "other" / "data").iterdir())
+    for name in files:
+        assert (tmp_path / "default" / "data" / name).read_bytes() == (tmp_path / "other" / "data" / name).read_bytes()
+
+
+def test_row_sorter_merges_spilled_runs_in_tuple_order(tmp_path, monkeypatch):
+    monkeypatch.setattr(store, "SORT_ROWS", 10)
+    monkeypatch.setattr(store, "BLOCK_ROWS", 3)
+    rows = [(random.Random(n).randrange(50), n % 3, n, "x" * (n % 5)) for n in range(95)]
+    sorter = store.RowSorter(tmp_path / "rows.bin")
+    for row in rows:
+        sorter.add(row)
+    try:
+        batches = list(sorter.ordered(7))
+    finally:
+        sorter.close()
+    assert [len(b) for b in batches] == [7] * 13 + [4]
+    assert [row for b in batches for row in b] == sorted(rows)
+
+
+@pytest.mark.parametrize("memory_lines", [25_000, 0])
+def test_an_id_in_two_seed_sets_is_found_by_its_seed_set(demo_runs, tmp_path, monkeypatch, memory_lines):
+    """When an id repeats in the run's files (here: in a second seed set), every transcript is
+    looked up as scoring does, in memory or in the store (the streamed match is off): by seed
+    set, or refused without one."""
+    monkeypatch.setattr(store, "MEMORY_LINES", memory_lines)
     run = _copy_run(demo_runs["reference"], tmp_path / "run", lambda lines: lines)
     manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
     files = [resolve_data_file(name, run) for name in manifest["dataset"]["files"]]
