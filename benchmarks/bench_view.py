@@ -3,19 +3,34 @@ beside the time of merely reading the transcripts (stream + ``json.loads`` every
 long the page takes to open in headless Chromium (ready: the summary and the first chunk of the
 table), then to apply a filter (every chunk loaded) and to open a dialogue.
 
+The package's bytecode is compiled first (``compileall``), as ``pip install`` leaves it: where
+``PYTHONDONTWRITEBYTECODE`` is set (this machine), every process would otherwise compile the
+package's sources again (0.1-0.2 s of each build), which no installed copy does.
 Each command runs as its own process under bench_scale's wrapper (wall seconds including
 interpreter start; CPU seconds, user + system, of the child; its peak RSS). The read and the build
 alternate (``--repeat`` times each, medians), so a machine shared with other work loads both
-alike; the ratio is given in wall and in CPU seconds. The runs are bench_score's synthetic ones:
-the release's instances repeated under new ids, alternating reference and noask transcripts.
-The 1M size writes about 2 GB of synthetic run and 2 GB of viewer under ``--tmp``.
+alike; the ratio is given in wall and in CPU seconds. The runs are bench_score's synthetic ones
+(the release's instances repeated under new ids, alternating reference and noask transcripts) in
+two shapes (``--shapes``):
 
-    .venv/bin/python benchmarks/bench_view.py [--sizes 10000 100000 [1000000]] [--repeat 3] [--no-browser] [--parts]
+- ``unique``: one run, one instance per transcript: the dataset (112 MB at 100k) is larger than
+  the transcripts (94 MB), the worst case for a build, which must parse both;
+- ``shared``: runs (one solver name each) over one dataset of n/10 instances, at most 23,100
+  (a 10x held-out split), one transcript per instance each: 10 runs at 10k and 100k, 43 at
+  1M. This is issue 25's own scenario (six models x two regimes x five epochs over a 10x
+  held-out split) and the shape of real evaluations: several runs over one dataset.
+
+The 1M size writes about 2 GB of synthetic runs and 2 GB of viewer under ``--tmp`` per shape.
+
+    .venv/bin/python benchmarks/bench_view.py [--sizes 10000 100000 [1000000]] [--shapes unique shared]
+        [--repeat 3] [--no-browser] [--parts]
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
+import json
 import os
 import shutil
 import statistics
@@ -33,15 +48,17 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-ne
          "--disable-component-update", "--disable-sync", "--no-first-run"]
 READ = """
 import json, sys
-with open(sys.argv[1], 'rb') as fh:
-    for line in fh:
-        json.loads(line)
+for path in sys.argv[1:]:
+    with open(path, 'rb') as fh:
+        for line in fh:
+            json.loads(line)
 """
+SHARED_DATASET_MAX = 23_100             # a 10x held-out split
 
 
-def read_time(path: Path) -> tuple:
-    """(wall s, CPU s) of a process that only streams and parses ``path``'s lines."""
-    proc = subprocess.run([sys.executable, "-c", WRAP, sys.executable, "-c", READ, str(path)],
+def read_time(paths: list) -> tuple:
+    """(wall s, CPU s) of a process that only streams and parses the lines of ``paths``."""
+    proc = subprocess.run([sys.executable, "-c", WRAP, sys.executable, "-c", READ, *map(str, paths)],
                           cwd=ROOT, capture_output=True, text=True)
     _, wall, _, cpu = parse_bench_line(proc.stdout)
     return wall, cpu
@@ -66,6 +83,29 @@ def stats():    # the synthetic run's transcript k is about its dataset line k
 read, data = cpu(lambda: parse("transcripts.jsonl")), cpu(lambda: parse("data.jsonl"))
 print("PARTS", read, data, cpu(stats) - read - data)
 """
+
+
+def shared_runs(tmp: Path, base: dict, size: int) -> list:
+    """size/d run dirs of d transcripts each, one solver name each, all over the dataset of one
+    synthetic run of d = min(size/10, :data:`SHARED_DATASET_MAX`) instances."""
+    per_run = min(size // 10, SHARED_DATASET_MAX)
+    source = synthetic_run(tmp, base, per_run)
+    manifest = json.loads((source / "manifest.json").read_text(encoding="utf-8"))
+    dirs = []
+    for r in range(size // per_run):
+        run = tmp / f"shared-{size}" / f"solver-{r}"
+        run.mkdir(parents=True)
+        manifest["config"]["solver"] = f"bench-{r}"
+        manifest["run_hash"] = f"{r:064x}"
+        (run / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+        with (source / "transcripts.jsonl").open(encoding="utf-8") as src, \
+                (run / "transcripts.jsonl").open("w", encoding="utf-8") as dst:
+            for line in src:
+                row = json.loads(line)
+                row["solver"] = f"bench-{r}"
+                dst.write(json.dumps(row, ensure_ascii=False, separators=(",", ":")) + "\n")
+        dirs.append(run)
+    return dirs
 
 
 def floor_parts(run: Path) -> str:
@@ -112,48 +152,58 @@ def browser_times(folder: Path) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", nargs="*", type=int, default=[10_000, 100_000])
+    parser.add_argument("--shapes", nargs="*", choices=["unique", "shared"], default=["unique", "shared"])
     parser.add_argument("--repeat", type=int, default=3, help="read and build this many times each, alternating")
     parser.add_argument("--no-browser", action="store_true")
     parser.add_argument("--parts", action="store_true", help="also the CPU of the parts no build can skip")
     parser.add_argument("--tmp", type=Path, default=None, help="where the runs and viewers are written")
     args = parser.parse_args()
+    compileall.compile_dir(ROOT / "mira_math", quiet=1)
     print(f"load average at start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    print(f"{'transcripts':>11} {'read s':>7} {'cpu':>6} {'view s':>7} {'cpu':>6} {'ratio':>5} {'cpu':>5} "
-          f"{'view MiB':>8} {'MiB written':>11} {'files':>6}  browser")
-    peaks = {}
+    print(f"{'shape':>6} {'transcripts':>11} {'read s':>7} {'cpu':>6} {'view s':>7} {'cpu':>6} {'ratio':>5} "
+          f"{'cpu':>5} {'view MiB':>8} {'MiB written':>11} {'files':>6}  browser")
+    peaks: dict = {}
     with tempfile.TemporaryDirectory(dir=args.tmp) as name:
         tmp = Path(name)
         base = base_runs(tmp)
-        for n in args.sizes:
-            run = synthetic_run(tmp, base, n)
-            out = tmp / f"view-{n}"
-            reads, views = [], []
-            for _ in range(args.repeat):
-                reads.append(read_time(run / "transcripts.jsonl"))
-                r = measure(["view", str(run), "--out", str(out)])
+        for shape in args.shapes:
+            for n in args.sizes:
+                dirs = [synthetic_run(tmp, base, n)] if shape == "unique" else shared_runs(tmp, base, n)
+                out = tmp / f"view-{n}"
+                reads, views = [], []
+                for _ in range(args.repeat):
+                    reads.append(read_time([d / "transcripts.jsonl" for d in dirs]))
+                    r = measure(["view", *map(str, dirs), "--out", str(out)])
+                    if r.rc != 0:
+                        break
+                    views.append(r)
                 if r.rc != 0:
-                    break
-                views.append(r)
-            if r.rc != 0:
-                print(f"{n:>11} view failed: {r.note}", flush=True)
-                continue
-            read_s, read_cpu = (statistics.median(x[i] for x in reads) for i in (0, 1))
-            view_s, view_cpu = (statistics.median(getattr(v, a) for v in views) for a in ("seconds", "cpu"))
-            peaks[n] = max(v.mib for v in views)
-            files = [p for p in out.rglob("*") if p.is_file()]
-            size = sum(p.stat().st_size for p in files)
-            shown = "skipped" if args.no_browser else browser_times(out)
-            print(f"{n:>11} {read_s:7.2f} {read_cpu:6.2f} {view_s:7.2f} {view_cpu:6.2f} {view_s / read_s:5.2f} "
-                  f"{view_cpu / read_cpu:5.2f} {peaks[n]:8.0f} {size / 2**20:11.0f} {len(files):>6}  {shown}",
-                  flush=True)
-            if args.parts:
-                print(f"{'':>11} {floor_parts(run)}", flush=True)
-            shutil.rmtree(run)
-            shutil.rmtree(out)
+                    print(f"{shape:>6} {n:>11} view failed: {r.note}", flush=True)
+                    continue
+                read_s, read_cpu = (statistics.median(x[i] for x in reads) for i in (0, 1))
+                view_s, view_cpu = (statistics.median(getattr(v, a) for v in views) for a in ("seconds", "cpu"))
+                peaks[(shape, n)] = max(v.mib for v in views)
+                files = [p for p in out.rglob("*") if p.is_file()]
+                size = sum(p.stat().st_size for p in files)
+                shown = "skipped" if args.no_browser else browser_times(out)
+                count = n if shape == "unique" else len(dirs) * min(n // 10, SHARED_DATASET_MAX)
+                print(f"{shape:>6} {count:>11} {read_s:7.2f} {read_cpu:6.2f} {view_s:7.2f} {view_cpu:6.2f} "
+                      f"{view_s / read_s:5.2f} {view_cpu / read_cpu:5.2f} {peaks[(shape, n)]:8.0f} "
+                      f"{size / 2**20:11.0f} {len(files):>6}  {shown}", flush=True)
+                if args.parts and shape == "unique":
+                    print(f"{'':>18} {floor_parts(dirs[0])}", flush=True)
+                for d in {d.parent if shape == "shared" else d for d in dirs}:
+                    shutil.rmtree(d)
+                if shape == "shared":
+                    shutil.rmtree(tmp / f"run-{min(n // 10, SHARED_DATASET_MAX)}")
+                shutil.rmtree(out)
     print(f"load average at end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    small, big = min(peaks, default=None), max(peaks, default=None)
-    if small is not None and big != small:
-        print(f"peak memory {big:,} / {small:,}: {peaks[big] / peaks[small]:.2f}x (goal <= 1.5x)")
+    for shape in args.shapes:
+        sizes = [n for s, n in peaks if s == shape]
+        if len(sizes) > 1:
+            small, big = min(sizes), max(sizes)
+            print(f"{shape}: peak memory {big:,} / {small:,}: {peaks[(shape, big)] / peaks[(shape, small)]:.2f}x "
+                  "(goal <= 1.5x)")
 
 
 if __name__ == "__main__":

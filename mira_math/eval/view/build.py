@@ -269,11 +269,15 @@ class _Builder:
 
     # ------------------------------------------------------------ transcripts
     def add_run(self, r: int, info: RunInfo) -> None:
-        count = 0
+        """Every transcript of a run (its shards in order): a row, its page, the summary. The
+        loop is the build's hot path: locals, no property calls (the trace class inline)."""
+        count, position = 0, self.position
         seed_sets: Dict[str, None] = {}
-        errored = TRACE_CODES["errored"]
-        codes = TRACE_CODES
-        summary, add_row, add_page = self.summary, self.rows.add, self.transcripts.add
+        errored, correct, canonical_wrong, no_canonical = (TRACE_CODES[k] for k in (
+            "errored", "correct", "canonical_wrong", "no_canonical"))
+        accs: Dict[str, List[int]] = {}                    # family -> this run's summary counters
+        difficulties = self.difficulties
+        add_row, add_page = self.rows.add, self.transcripts.add
         for run_dir, manifest in zip(info.dirs, info.manifests, strict=True):
             files = self.dataset(manifest, run_dir)
             finder = self._finder(files)
@@ -288,28 +292,29 @@ class _Builder:
                 stats = instance_stats(transcript, instance, where)
                 if stats.errored:
                     trace, reason = errored, "error"
-                else:
-                    trace = codes[stats.trace_class]
+                else:                                       # InstanceStats.trace_class, as a code
+                    trace = correct if stats.correct else canonical_wrong if stats.canonical_offers else no_canonical
                     reason = str((transcript.get("verdict") or {}).get("reason") or "")
                 family, difficulty = instance.family, instance.difficulty
-                add_row((index, r, self.position, trace, 1 if stats.unreadable else 0, stats.format_errors,
-                         stats.noncanonical_offers, stats.requests, stats.offers,
+                fmt, nonc, req = stats.format_errors, stats.offers - stats.canonical_offers, stats.requests
+                add_row((index, r, position, trace, 1 if stats.unreadable else 0, fmt, nonc, req, stats.offers,
                          _short(transcript.get("final_answer")), reason, tid, family, instance.type, difficulty))
                 add_page(line.raw)
-                self.position += 1
+                position += 1
                 count += 1
                 seed_sets[instance.seed_set] = None
-                acc = summary.get((family, r))
+                acc = accs.get(family)
                 if acc is None:
-                    acc = summary[(family, r)] = [0] * 8
+                    acc = accs[family] = self.summary.setdefault((family, r), [0] * 8)
                 acc[1 + trace] += 1
                 if trace != errored:
                     acc[0] += 1
-                    acc[5] += stats.format_errors > 0
-                    acc[6] += stats.noncanonical_offers > 0
-                    acc[7] += stats.requests
-                if difficulty not in self.difficulties:
-                    self.difficulties.add(difficulty)
+                    acc[5] += fmt > 0
+                    acc[6] += nonc > 0
+                    acc[7] += req
+                if difficulty not in difficulties:
+                    difficulties.add(difficulty)
+        self.position = position
         info.transcripts = count
         info.seed_sets = list(seed_sets)
 

@@ -56,9 +56,10 @@ def line_digest(raw: bytes) -> int:
 
 def encode_hints(hints: Sequence[str]) -> str:
     """Hint constraints as one column: unit-separated, or JSON (starts with "[") if one holds the separator."""
-    if any(_SEP in h for h in hints):
+    text = _SEP + _SEP.join(hints) if hints else ""
+    if text.count(_SEP) != len(hints):
         return json.dumps(list(hints))
-    return "".join(_SEP + h for h in hints)
+    return text
 
 
 def decode_hints(text: str) -> Tuple[str, ...]:
@@ -147,7 +148,7 @@ class RowStore:
     def add_line(self, index: int, info: InstanceInfo) -> int:
         """Record a dataset line; returns its line number in the store (files are contiguous)."""
         self._lines.append((info.id, info.seed_set, index, info.family, info.type, info.difficulty,
-                            info.candidate_answers, encode_hints(sorted(info.canonical))))
+                            info.candidate_answers, encode_hints(list(info.canonical))))
         if len(self._lines) >= BATCH:
             self._flush_lines()
         self.lines += 1
