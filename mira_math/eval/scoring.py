@@ -23,6 +23,7 @@ import gc
 import hashlib
 import json
 import math
+from sys import intern
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -127,7 +128,9 @@ def _json_lines(path: Path, digest: Optional[Any] = None, what: str = "a transcr
 
 
 def instance_info(row: Any, where: Any) -> InstanceInfo:
-    """``where`` is the line's place, or a callable that gives it (built only for an error)."""
+    """What scoring needs of one parsed instance line, its types checked (shared with the viewer,
+    so both read a dataset line alike). ``where`` is the line's place, or a callable that gives
+    it (built only for an error)."""
     if type(row) is not dict:
         if not isinstance(row, dict):
             raise ScoringError(f"{_where(where)}: not an instance object")
@@ -146,7 +149,8 @@ def instance_info(row: Any, where: Any) -> InstanceInfo:
         if type(line) is not str:
             _check(h.get("constraint") if isinstance(h, dict) else None, (str,), _where(where), "hints.constraint")
         canonical.append(line)
-    return InstanceInfo(seed_set, tid, family, type_, difficulty, cand or None, frozenset(canonical))
+    return InstanceInfo(intern(seed_set), tid, intern(family), intern(type_), difficulty, cand or None,
+                        frozenset(canonical))         # one copy of the repeated strings: 180 bytes a line
 
 
 def _where(where: Any) -> str:

@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from mira_math.eval.scoring import (MANIFEST, RunInfo, ScoringError, assign_labels, group_runs, instance_info,
                                     instance_stats, iter_transcripts, resolve_data_file)
@@ -254,17 +254,19 @@ class _Builder:
         self.memory.append(memory)
         self.spans.append((first, self.store.lines))
 
-    def _finder(self, files: List[int]) -> Any:
+    def _finder(self, files: List[int]) -> Union[IdIndex, Matcher]:
         """What finds a run dir's transcripts in its files: an in-memory index when every file
         has one, else a :class:`Matcher` over the store."""
-        indexes = [self.memory[f] for f in files]
-        if not all(indexes):
+        indexes = [index for index in (self.memory[f] for f in files) if index is not None]
+        if len(indexes) < len(files):
             return Matcher(self.store, [self.spans[f] for f in files])
-        if len(files) == 1:
+        if len(indexes) == 1:
             return indexes[0]
         key = tuple(files)
         if key not in self.merged:
-            self.merged[key] = IdIndex.merged(indexes)              # type: ignore[arg-type]
+            if len(self.merged) >= 4:                   # runs over other file lists: bounded memory
+                self.merged.clear()
+            self.merged[key] = IdIndex.merged(indexes)
         return self.merged[key]
 
     # ------------------------------------------------------------ transcripts
@@ -318,7 +320,8 @@ class _Builder:
         info.transcripts = count
         info.seed_sets = list(seed_sets)
 
-    def _not_found(self, tid: str, seed_set: Optional[str], finder: Any, files: List[int], where: str) -> None:
+    def _not_found(self, tid: str, seed_set: Optional[str], finder: Union[IdIndex, Matcher], files: List[int],
+                   where: str) -> None:
         """The error scoring's ``Dataset.lookup`` gives for a transcript naming no single instance."""
         if seed_set is None and finder.seed_sets(tid) > 1:
             raise ScoringError(f"{where}: field 'seed_set': id {tid} names instances of several seed sets "
@@ -334,6 +337,8 @@ class _Builder:
 
     def finish(self, runs: Sequence[RunInfo], page_size: int) -> Dict[str, Any]:
         """Write the last pages, the table's row chunks (table order) and return the index."""
+        self.memory.clear()                             # the in-memory indexes are done with
+        self.merged.clear()
         self.transcripts.flush()
         self.instances.flush()
         families = sorted({family for family, _ in self.summary})

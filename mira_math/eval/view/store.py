@@ -33,8 +33,8 @@ SEEN_BITS = 1 << 25             # the "maybe seen" filter of instance digests: 4
 MEMORY_LINES = 25_000           # dataset lines a build may index in memory (a 10x held-out split: 23,100)
 WINDOW = 8_192                  # dataset lines a run's transcripts may be ahead of or behind the stream
 READ_AHEAD_MISSES = 32          # misses of the stream after which a run dir is matched by query only
-SORT_ROWS = 25_000              # rows sorted in memory before they are spilled as one sorted run
-BLOCK_ROWS = 250                # rows per spilled block: the merge holds one block per sorted run
+SORT_ROWS = 10_000              # rows sorted in memory before they are spilled as one sorted run
+BLOCK_ROWS = 100                # rows per spilled block: the merge holds one block per sorted run
 
 _SCHEMA = """
 CREATE TABLE line (id TEXT, seed_set TEXT, inst INTEGER, family TEXT, type TEXT, difficulty INTEGER,

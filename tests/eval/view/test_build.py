@@ -198,3 +198,29 @@ def test_pages_end_at_their_byte_bound_and_the_index_says_where(demo_runs, tmp_p
         read += page
     lines = (demo_runs["reference"] / "transcripts.jsonl").read_text(encoding="utf-8").splitlines()
     assert read == [json.loads(x) for x in lines]
+
+
+def _info(tid, seed_set, difficulty=1):
+    from mira_math.eval.scoring import InstanceInfo
+
+    return InstanceInfo(seed_set, tid, "fam", "A", difficulty, None, frozenset({"x = 1"}))
+
+
+def test_id_index_keeps_scorings_rules():
+    """First line per (seed set, id) in file order; an id in two seed sets needs the seed set."""
+    first, second = store.IdIndex(), store.IdIndex()
+    first.add("a", (0, _info("a", "public")))
+    first.add("a", (1, _info("a", "public", 3)))              # a repeated line: the first one counts
+    second.add("a", (2, _info("a", "heldout")))
+    second.add("b", (3, _info("b", "heldout")))
+    merged = store.IdIndex.merged([first, second])
+    assert merged.find("a", "public")[0] == 0 and merged.find("a", "heldout")[0] == 2
+    assert merged.find("a", None) is None and merged.seed_sets("a") == 2     # ambiguous without one
+    assert merged.find("b", None)[0] == 3 and merged.find("b", "public") is None
+    assert merged.find("c", None) is None and merged.seed_sets("c") == 0
+    assert first.find("a", None)[0] == 0 and first.seed_sets("a") == 1
+
+
+@pytest.mark.parametrize("hints", [[], [""], ["a = 1"], ["a = 1", "b = [2]"], ["x\x1fy", "z"], ["[1]"]])
+def test_hint_constraints_survive_the_store_column(hints):
+    assert store.decode_hints(store.encode_hints(hints)) == tuple(hints)
