@@ -24,6 +24,12 @@ def test_terminal_safe_escapes_c0_c1_del_and_esc_but_not_tab_or_newline():
     assert terminal_safe("a\tb\nc é ∑") == "a\tb\nc é ∑"
 
 
+def test_bidirectional_controls_are_escaped_so_an_id_cannot_display_as_other_text():
+    """"Trojan Source": a right-to-left override makes ``abc\u202edcba`` display reordered."""
+    assert terminal_safe("id-\u202eevil\u2066x\u2069\u200f") == "id-\\u202eevil\\u2066x\\u2069\\u200f"
+    assert terminal_safe("عربي עברית") == "عربي עברית"            # right-to-left text itself is fine
+
+
 def test_colour_sequences_pass_but_no_other_escape_sequence():
     """vLLM's logger colours its lines on a terminal: those stay colours, while a cursor move,
     a screen clear or a title set around them is still escaped."""

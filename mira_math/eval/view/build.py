@@ -22,10 +22,10 @@ import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from mira_math.eval.scoring import (MANIFEST, RunInfo, ScoringError, assign_labels, group_runs, instance_info,
-                                    instance_stats, iter_transcripts, resolve_data_file)
+from mira_math.eval.scoring import (MANIFEST, InstanceInfo, RunInfo, ScoringError, assign_labels, group_runs,
+                                    instance_info, instance_stats, iter_transcripts, resolve_data_file)
 from mira_math.eval.view import store as _store
 from mira_math.eval.view.store import Entry, IdIndex, Matcher, RowSorter, RowStore, line_digest
 from mira_math.generators.errors import MiraError
@@ -190,7 +190,8 @@ class _Builder:
         self.instances = _Pager(data, "i", page_size)
         self.files: Dict[Tuple[str, str], int] = {}        # (resolved path, sha256) -> file number
         self.paths: List[Path] = []
-        self.spans: List[Tuple[int, int]] = []              # file number -> its lines in the store
+        self.digests: Dict[Tuple[str, int, int, int], str] = {}   # a file as it stands -> its sha256
+        self.spans: List[Optional[Tuple[int, int]]] = []    # file number -> its lines in the store, if there
         self.memory: List[Optional[IdIndex]] = []           # file number -> its lines by id, if kept
         self.memory_lines = 0                               # lines kept in memory (at most MEMORY_LINES)
         self.merged: Dict[Tuple[int, ...], IdIndex] = {}     # several files' in-memory indexes, as one
@@ -209,7 +210,7 @@ class _Builder:
         numbers = []
         for name in names:
             path = resolve_data_file(name, run_dir)
-            hexdigest = _sha256(path)
+            hexdigest = self._sha256(path)
             digest.update(bytes.fromhex(hexdigest))
             key = (str(path.resolve()), hexdigest)
             if key not in self.files:
@@ -223,13 +224,18 @@ class _Builder:
                                "ones this run used (checksum differs)")
         return numbers
 
-    def _index(self, path: Path) -> None:
-        """Every line of a dataset file into the store (and, while the build's memory budget
-        lasts, into an in-memory :class:`IdIndex`), new instances into the instance pages (in
-        dataset order)."""
-        first = self.store.lines + 1
-        store, pages, name = self.store, self.instances, str(path)
-        memory: Optional[IdIndex] = IdIndex() if self.memory_lines < _store.MEMORY_LINES else None
+    def _sha256(self, path: Path) -> str:
+        """A data file's sha256, computed once per build for the same file unchanged (same
+        inode, size and modification time): 43 runs over one 25 MB split hash it once."""
+        stat = path.stat()
+        key = (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        if key not in self.digests:
+            self.digests[key] = _sha256(path)
+        return self.digests[key]
+
+    def _lines(self, path: Path) -> Iterator[Tuple[bytes, InstanceInfo]]:
+        """(raw line, scoring's record) of each instance line of a data file, checked."""
+        name = str(path)
         with path.open("rb") as fh:
             for pos, raw in enumerate(fh):
                 if not raw.strip():
@@ -240,26 +246,49 @@ class _Builder:
                 except (KeyError, TypeError, AttributeError):
                     instance_from_dict(row, name, pos + 1)            # names the field
                     raise ScoringError(f"{path}:{pos + 1}: not an instance line") from None
-                info = instance_info(row, lambda: f"{name}:{pos + 1}")   # noqa: B023 - at once
-                index, new = store.add_instance(line_digest(raw))
-                if new:
-                    pages.add(raw)
-                store.add_line(index, info)
-                if memory is not None:
-                    memory.add(info.id, (index, info))
-                    if self.memory_lines + memory.lines > _store.MEMORY_LINES:
-                        memory = None                             # over the budget: matched from the store
+                yield raw, instance_info(row, lambda: f"{name}:{pos + 1}")   # noqa: B023 - at once
+
+    def _index(self, path: Path) -> None:
+        """A data file's new instances into the instance pages (dataset order), and its lines
+        into an in-memory :class:`IdIndex` while the build's budget of :data:`MEMORY_LINES`
+        lasts, else into the store."""
+        memory: Optional[IdIndex] = IdIndex() if self.memory_lines < _store.MEMORY_LINES else None
+        first, pending = self.store.lines + 1, []
+        for raw, info in self._lines(path):
+            index, new = self.store.add_instance(line_digest(raw))
+            if new:
+                self.instances.add(raw)
+            if memory is None:
+                self.store.add_line(index, info)
+                continue
+            memory.add(info.id, (index, info))
+            pending.append(index)
+            if self.memory_lines + memory.lines > _store.MEMORY_LINES:   # over the budget: into the store
+                for (_, line_info), line_index in zip(self._lines(path), pending):
+                    self.store.add_line(line_index, line_info)
+                memory = None
         if memory is not None:
             self.memory_lines += memory.lines
         self.memory.append(memory)
-        self.spans.append((first, self.store.lines))
+        self.spans.append((first, self.store.lines) if memory is None else None)
+
+    def _span(self, number: int) -> Tuple[int, int]:
+        """A file's lines in the store, put there now if it was indexed in memory only (a run
+        that mixes it with a file over the budget)."""
+        span = self.spans[number]
+        if span is None:
+            first = self.store.lines + 1
+            for raw, info in self._lines(self.paths[number]):
+                self.store.add_line(self.store.add_instance(line_digest(raw))[0], info)
+            span = self.spans[number] = (first, self.store.lines)
+        return span
 
     def _finder(self, files: List[int]) -> Union[IdIndex, Matcher]:
         """What finds a run dir's transcripts in its files: an in-memory index when every file
         has one, else a :class:`Matcher` over the store."""
         indexes = [index for index in (self.memory[f] for f in files) if index is not None]
         if len(indexes) < len(files):
-            return Matcher(self.store, [self.spans[f] for f in files])
+            return Matcher(self.store, [self._span(f) for f in files])
         if len(indexes) == 1:
             return indexes[0]
         key = tuple(files)
