@@ -171,12 +171,14 @@ class _LastLine:
         self.raw = raw
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
+def _digest_and_lines(path: Path) -> Tuple[str, int]:
+    """A file's sha256 and its number of newlines (one less than an upper bound of its lines), in one read."""
+    digest, lines = hashlib.sha256(), 0
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
-    return digest.hexdigest()
+            lines += block.count(b"\n")
+    return digest.hexdigest(), lines
 
 
 class _Builder:
@@ -190,7 +192,7 @@ class _Builder:
         self.instances = _Pager(data, "i", page_size)
         self.files: Dict[Tuple[str, str], int] = {}        # (resolved path, sha256) -> file number
         self.paths: List[Path] = []
-        self.digests: Dict[Tuple[str, int, int, int], str] = {}   # a file as it stands -> its sha256
+        self.digests: Dict[Tuple[str, int, int, int], Tuple[str, int]] = {}   # file as it stands -> sha256, lines
         self.spans: List[Optional[Tuple[int, int]]] = []    # file number -> its lines in the store, if there
         self.memory: List[Optional[IdIndex]] = []           # file number -> its lines by id, if kept
         self.memory_lines = 0                               # lines kept in memory (at most MEMORY_LINES)
@@ -210,13 +212,13 @@ class _Builder:
         numbers = []
         for name in names:
             path = resolve_data_file(name, run_dir)
-            hexdigest = self._sha256(path)
+            hexdigest, lines = self._digest(path)
             digest.update(bytes.fromhex(hexdigest))
             key = (str(path.resolve()), hexdigest)
             if key not in self.files:
                 self.files[key] = len(self.paths)
                 self.paths.append(path)
-                self._index(path)
+                self._index(path, in_memory=self.memory_lines + lines + 1 <= _store.MEMORY_LINES)
             numbers.append(self.files[key])
         expected = dataset.get("checksum")
         if expected and digest.hexdigest() != expected:
@@ -224,13 +226,14 @@ class _Builder:
                                "ones this run used (checksum differs)")
         return numbers
 
-    def _sha256(self, path: Path) -> str:
-        """A data file's sha256, computed once per build for the same file unchanged (same
-        inode, size and modification time): 43 runs over one 25 MB split hash it once."""
+    def _digest(self, path: Path) -> Tuple[str, int]:
+        """A data file's sha256 and newline count, computed once per build for the same file
+        unchanged (same inode, size and modification time): 43 runs over one 25 MB split read
+        it once."""
         stat = path.stat()
         key = (str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns)
         if key not in self.digests:
-            self.digests[key] = _sha256(path)
+            self.digests[key] = _digest_and_lines(path)
         return self.digests[key]
 
     def _lines(self, path: Path) -> Iterator[Tuple[bytes, InstanceInfo]]:
@@ -248,29 +251,23 @@ class _Builder:
                     raise ScoringError(f"{path}:{pos + 1}: not an instance line") from None
                 yield raw, instance_info(row, lambda: f"{name}:{pos + 1}")   # noqa: B023 - at once
 
-    def _index(self, path: Path) -> None:
+    def _index(self, path: Path, in_memory: bool) -> None:
         """A data file's new instances into the instance pages (dataset order), and its lines
-        into an in-memory :class:`IdIndex` while the build's budget of :data:`MEMORY_LINES`
-        lasts, else into the store."""
-        memory: Optional[IdIndex] = IdIndex() if self.memory_lines < _store.MEMORY_LINES else None
-        first, pending = self.store.lines + 1, []
+        into an in-memory :class:`IdIndex` (when the build's budget of :data:`MEMORY_LINES`
+        holds the file) or into the store."""
+        memory, first = IdIndex() if in_memory else None, self.store.lines + 1
         for raw, info in self._lines(path):
             index, new = self.store.add_instance(line_digest(raw))
             if new:
                 self.instances.add(raw)
             if memory is None:
                 self.store.add_line(index, info)
-                continue
-            memory.add(info.id, (index, info))
-            pending.append(index)
-            if self.memory_lines + memory.lines > _store.MEMORY_LINES:   # over the budget: into the store
-                for (_, line_info), line_index in zip(self._lines(path), pending):
-                    self.store.add_line(line_index, line_info)
-                memory = None
+            else:
+                memory.add(info.id, (index, info))
         if memory is not None:
             self.memory_lines += memory.lines
         self.memory.append(memory)
-        self.spans.append((first, self.store.lines) if memory is None else None)
+        self.spans.append(None if memory is not None else (first, self.store.lines))
 
     def _span(self, number: int) -> Tuple[int, int]:
         """A file's lines in the store, put there now if it was indexed in memory only (a run

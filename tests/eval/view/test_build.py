@@ -126,8 +126,9 @@ def test_transcripts_out_of_dataset_order_are_found_the_same(demo_runs, tmp_path
 def test_every_way_through_the_store_writes_the_same_bytes(demo_runs, tmp_path, monkeypatch, memory_lines,
                                                            sort_rows, block_rows):
     """The in-memory index, the streamed store, or the release's files split between them (the
-    budget runs out mid-file: a run's files come from both); one sorted run of rows or many
-    merged: the same files, byte for byte, for two runs over one dataset plus a shuffled third."""
+    budget runs out after some of them: a run's files come from both); one sorted run of rows
+    or many merged: the same files, byte for byte, for two runs over one dataset plus a
+    shuffled third."""
     shuffled = _copy_run(demo_runs["noask"], tmp_path / "shuffled",
                          lambda lines: random.Random(3).sample(lines, len(lines)))
     dirs = [demo_runs["reference"], demo_runs["noask"], shuffled]
