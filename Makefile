@@ -77,7 +77,7 @@ bench: venv browser
 	$(BIN)/python benchmarks/bench_faults.py
 	$(BIN)/python benchmarks/bench_view.py --parts
 
-# The million-transcript figures (issue 25): about 35 minutes on 2 shared cores and 4 GB of
+# The million-transcript figures (issue 25): about 45 minutes on 2 shared cores and 4 GB of
 # temporary files under $(BENCH_TMP), so not part of `make bench`.
 BENCH_TMP ?= /tmp
 

@@ -11,7 +11,7 @@
   (:class:`RowSorter`): sorted runs of at most :data:`SORT_ROWS` rows spilled to a temporary
   file, merged with ``heapq.merge`` one small block per run at a time.
 
-Why each piece: docs/decisions.md, "The viewer at a million".
+Why each piece: docs/decisions.md, "The viewer where runs share a dataset".
 """
 
 from __future__ import annotations

@@ -121,8 +121,8 @@ def test_transcripts_out_of_dataset_order_are_found_the_same(demo_runs, tmp_path
     assert _rows(tmp_path / "view") == _rows(tmp_path / "in-order")   # the table order is the dataset's
 
 
-@pytest.mark.parametrize("memory_lines, sort_rows, block_rows", [(25_000, 25_000, 250), (0, 700, 3), (1000, 10_000, 100),
-                                                                  (150, 700, 3)])
+@pytest.mark.parametrize("memory_lines, sort_rows, block_rows",
+                         [(25_000, 25_000, 250), (0, 700, 3), (1000, 10_000, 100), (150, 700, 3)])
 def test_every_way_through_the_store_writes_the_same_bytes(demo_runs, tmp_path, monkeypatch, memory_lines,
                                                            sort_rows, block_rows):
     """The in-memory index, the streamed store, or the release's files split between them (the
