@@ -68,10 +68,10 @@ def judge_of(row: Mapping[str, Any]) -> Optional[Judge]:
         return None
 
 
-_JUDGES: Dict[Tuple[str, str], Dict[Key, Judge]] = {}     # scoring's file key -> per-instance judge
+_JUDGES: Dict[Tuple[str, str], Dict[Key, Optional[Judge]]] = {}   # scoring's file key -> judge per instance
 
 
-def _file_judges(path: Path) -> Dict[Key, Judge]:
+def _file_judges(path: Path) -> Dict[Key, Optional[Judge]]:
     from mira_math.eval.scoring import _file_infos
 
     digest, _ = _file_infos(path)                   # cached: parses (and judges) once per content
@@ -84,8 +84,8 @@ class RunGuard:
     def __init__(self, run_dir: Path, manifest: Mapping[str, Any], dataset: Any,
                  shard: Optional[Tuple[int, int]]):
         self.where = run_dir / "manifest.json"
-        self.judges: Dict[Key, Judge] = {}
-        for name in dataset.files:
+        self.judges: Dict[Key, Optional[Judge]] = {}
+        for name in reversed(dataset.files):     # a key in two files: the first file's line wins, as in the index
             self.judges.update(_file_judges(resolve_data_file(name, run_dir)))
         selection = (manifest.get("config") or {}).get("selection") or {}
         if not isinstance(selection, dict):

@@ -197,9 +197,9 @@ def _parse_data_file(path: Path, key: Tuple[str, str]) -> List[InstanceInfo]:
     name = str(path)
     for number, row in _json_lines(path, what="an instance line"):
         info = instance_info(row, lambda: f"{name}:{number}")   # noqa: B023 - called at once
-        judge = judge_of(row)
-        if judge is not None:
-            judges[info.key] = shared.setdefault(judge, judge)
+        if info.key not in judges:          # the first line of a (seed set, id) is the instance, as in the index
+            judge = judge_of(row)
+            judges[info.key] = None if judge is None else shared.setdefault(judge, judge)
         infos.append(info)
     _JUDGES[key] = judges
     return infos

@@ -98,3 +98,29 @@ def test_group_sums_by_cell_equal_each_group_scored_alone(tmp_path):
     for g in groups:
         members = [s for s in stats if (g.kind, g.group) in group_names(s)]
         assert members and g.metrics.values == group_metrics(members).values, (g.kind, g.group)
+
+
+def test_a_repeated_instance_line_is_judged_by_its_first_line_as_the_index_reads_it(tmp_path):
+    """A data file whose (seed set, id) repeats with another answer: the index keeps the first
+    line, so re-verification must judge by the first line's answer too (it took the last)."""
+    import hashlib
+
+    from mira_math.eval import integrity, scoring
+    from mira_math.generators.layout import DEFAULT_RELEASE
+
+    first = (DEFAULT_RELEASE / "data" / "bayes_missing_prior" / "test.jsonl").read_text(encoding="utf-8")
+    line = json.loads(first.splitlines()[0])
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    run = tmp_path / "run"
+    assert main(["eval", "--solver", "reference", "--data", str(data), "--out", str(run)]) == 0
+    other = dict(line, answer=dict(line["answer"], value=line["answer"]["value"] + "1"))
+    with data.open("a", encoding="utf-8") as fh:                  # the same instance again, another answer
+        fh.write(json.dumps(other) + "\n")
+    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    manifest["dataset"]["checksum"] = hashlib.sha256(hashlib.sha256(data.read_bytes()).digest()).hexdigest()
+    (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    scoring._INFO_CACHE.clear()
+    integrity._JUDGES.clear()
+    (s,) = score([run])
+    assert s.overall.n == 1 and s.overall.correct == 1
