@@ -340,8 +340,7 @@ class _Builder:
                     acc[5] += fmt > 0
                     acc[6] += nonc > 0
                     acc[7] += req
-                if difficulty not in difficulties:
-                    difficulties.add(difficulty)
+                difficulties.add(difficulty)
         self.position = position
         info.transcripts = count
         info.seed_sets = list(seed_sets)

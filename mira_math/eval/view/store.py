@@ -286,11 +286,9 @@ class RowSorter:
         self._file: Optional[Any] = None
         self._rows: List[Tuple[Any, ...]] = []
         self._runs: List[List[Tuple[int, int]]] = []     # each sorted run: its blocks' (offset, length)
-        self.count = 0
 
     def add(self, row: Tuple[Any, ...]) -> None:
         self._rows.append(row)
-        self.count += 1
         if len(self._rows) >= SORT_ROWS:
             self._spill()
 
