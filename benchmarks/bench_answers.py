@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "verifiers"))
 
 import corpus  # noqa: E402
-from mira_math.game.protocol import parse_action  # noqa: E402
+from mira_math.game.reading import parse_action  # noqa: E402
 from mira_math.verifiers import verify  # noqa: E402
 
 

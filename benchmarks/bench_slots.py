@@ -1,5 +1,5 @@
 """The rules responder's request reading: per-family rates on the generated request corpora
-(``tests/eval/responders/corpora.py``), the cost of a typical call, and the worst case over
+(``tests/game/responders/corpora.py``), the cost of a typical call, and the worst case over
 degenerate requests (the old regexes were quadratic or cubic in them), for the rules
 responder's reading and the LLM responder's reply parsing and raw-text fallback.
 
@@ -17,7 +17,7 @@ from typing import Callable, Dict, List, Tuple
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "eval" / "responders"))
+sys.path.insert(0, str(ROOT / "tests" / "game" / "responders"))
 
 from corpora import leak_corpus, precise_corpus, release  # noqa: E402
 from mira_math.game.responders.base import ResponderTurn  # noqa: E402

@@ -30,8 +30,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from mira_math._version import __version__
 from mira_math.generators.card import DEFAULT_CONFIG, card_metadata, configs, features, render_readme
-from mira_math.generators.errors import MiraError
-from mira_math.generators.extras import MissingExtra, require
+from mira_math.common.errors import MiraError
+from mira_math.common.extras import MissingExtra, require
 from mira_math.generators.layout import DEFAULT_RELEASE, SPLIT
 from mira_math.generators.schema import Instance, decode_latent, encode_latent, instance_from_dict
 
@@ -121,7 +121,7 @@ def initial_messages(row: Row, regime: str = "zs", oracle_hint: bool = False) ->
 
 def respond(row: Row, request: str, requests_left: Optional[int] = None) -> Dict[str, Any]:
     """The rules responder's reply to one solver turn, read exactly as ``mira-math eval``
-    reads it (:func:`mira_math.game.protocol.read_message`: reasoning blocks removed, the
+    reads it (:func:`mira_math.game.reading.read_message`: reasoning blocks removed, the
     message cut where it speaks for the information holder, then its last action line).
     Returns ``decision`` (``offer``, ``decline``, or ``format_error`` for a message whose
     action is not a request: no action line, an empty reply, an answer), ``shown`` (what the
@@ -129,7 +129,7 @@ def respond(row: Row, request: str, requests_left: Optional[int] = None) -> Dict
     ``canonical`` (whether it states the missing fact) and ``message``: the next user message
     of the conversation (with the budget line when ``requests_left`` is given)."""
     from mira_math.game.prompts import FORMAT_ERROR_TEMPLATE, REPLY_TEMPLATE, reply_message
-    from mira_math.game.protocol import read_message
+    from mira_math.game.reading import read_message
     from mira_math.game.responders.base import ResponderTurn
     from mira_math.game.responders.rules import decide
 
@@ -156,7 +156,7 @@ def extract_answer(message: object) -> Optional[str]:
     its last ``ANSWER:`` line, or with no action line a closing ``\\boxed{}`` / "final answer"
     statement; None for a request, a message without an answer, or an empty reply. Text after
     the answer that states another value is kept with it, so the verifier rejects both."""
-    from mira_math.game.protocol import read_message
+    from mira_math.game.reading import read_message
 
     action = read_message(message).action
     return action.text if action.kind == "answer" else None
@@ -167,7 +167,7 @@ def verify(row: Row, text: Optional[str]):
     (``"3/7"``) or a whole solver message (its answer is read as :func:`extract_answer`
     reads it). A message whose action is a request, an empty reply, or None is judged as no
     answer; text that is not a message with an action is judged as an answer itself."""
-    from mira_math.game.protocol import read_message
+    from mira_math.game.reading import read_message
     from mira_math.verifiers import Verdict
     from mira_math.verifiers import verify as verify_instance
 

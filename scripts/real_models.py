@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import fetch_qwen  # noqa: E402
 import fetch_smollm2  # noqa: E402
-from mira_math.game.protocol import STOP_SEQUENCES  # noqa: E402
+from mira_math.game.reading import STOP_SEQUENCES  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "mira_math"
-LAYERS = {"_version": 0, "generators": 0, "verifiers": 0, "game": 1, "eval": 2,
+LAYERS = {"_version": 0, "common": 0, "generators": 0, "verifiers": 0, "game": 1, "eval": 2,
           "reference_import": 2, "integrations": 3, "cli": 3}
 
 

@@ -10,7 +10,7 @@ import sys
 import traceback
 from typing import Optional, Sequence
 
-from mira_math.generators.errors import MiraError
+from mira_math.common.errors import MiraError
 from mira_math.cli import data, evaluation, terminal
 
 DESCRIPTION = """\

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mira_math.eval.scoring import RunScores, fixed
-from mira_math.generators.atomic import write_atomic
+from mira_math.common.atomic import write_atomic
 from mira_math.generators.card import configs
 from mira_math.generators.publish import EVAL_TASKS
 from mira_math.generators.seeds import PUBLIC

@@ -20,7 +20,7 @@ import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mira_math.eval.backends.base import ChatRequest, Completion, Conversation, GenParams
-from mira_math.game.protocol import split_reasoning
+from mira_math.game.reading import split_reasoning
 from mira_math.game.responders.base import ResponderResult, ResponderTurn, decline, match_constraint
 
 log = logging.getLogger(__name__)

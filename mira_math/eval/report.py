@@ -32,7 +32,7 @@ from mira_math.eval.compare import table_rows as compare_rows
 from mira_math.eval.results import Prices, main_header, main_rows, md_table, write_results
 from mira_math.eval.score_output import (SUMMARY_HEADER, USAGE_HEADER, cached_scores, summary_row, trace_cell,
                                          usage_rows)
-from mira_math.generators.extras import install_command, installed
+from mira_math.common.extras import install_command, installed
 from mira_math.eval.scoring import (DEFINITIONS, GroupMetrics, RunScores, assign_labels, fixed,
                           group_runs, pair_regimes, pct, score_run, short_spec)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Set, Tuple
 
-from mira_math.generators.errors import MiraError
+from mira_math.common.errors import MiraError
 from mira_math.generators.schema import DataError, read_json_object
 
 if TYPE_CHECKING:                       # typing only: scoring imports this module

@@ -36,8 +36,8 @@ from mira_math.game.protocol import PROTOCOL_VERSION
 from mira_math.game.messages import RUN_SEED
 from mira_math.game.messages import epoch_seed
 from mira_math.generators.layout import CHECKOUT, RESOURCE_ROOT
-from mira_math.generators.errors import MiraError
-from mira_math.generators.atomic import atomic_output, write_atomic
+from mira_math.common.errors import MiraError
+from mira_math.common.atomic import atomic_output, write_atomic
 from mira_math.eval.validated import file_sha256, is_validated, mark_validated
 from mira_math.generators.schema import DataError, Instance, instance_from_checked_dict, instance_from_dict, loads_line
 

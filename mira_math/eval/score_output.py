@@ -15,7 +15,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
-from mira_math.generators.atomic import write_atomic
+from mira_math.common.atomic import write_atomic
 from mira_math.eval.metrics import (DEFINITIONS, METRICS, GroupMetrics, num, pct, table_cells,
                                     table_header)
 from mira_math.eval.metrics import _trace_cell as trace_cell

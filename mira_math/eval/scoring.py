@@ -36,7 +36,7 @@ from mira_math.eval.metrics import (C as _C, CLUSTER_PAIRS, COLUMNS as _COLUMNS,
 from mira_math.eval.stats import Moments
 from mira_math.generators.layout import RESOURCE_ROOT
 from mira_math.generators.schema import refuse_lone_surrogates
-from mira_math.generators.errors import MiraError
+from mira_math.common.errors import MiraError
 
 GROUP_KINDS = ("all", "type", "family", "difficulty", "difficulty_type")
 TRACE_CLASSES = ("no_canonical", "canonical_wrong", "correct")

@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from mira_math.eval.backends.base import ChatBackend, ChatRequest, Completion, GenParams
 from mira_math.eval.backends.registry import capabilities_of, make_backend
 from mira_math.game.messages import SolverCall
-from mira_math.game.protocol import STOP_SEQUENCES
+from mira_math.game.reading import STOP_SEQUENCES
 from mira_math.generators import registry
 from mira_math.verifiers.exact import canonical
 

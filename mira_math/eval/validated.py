@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Optional
 
 from mira_math._version import __version__
-from mira_math.generators.atomic import write_atomic
+from mira_math.common.atomic import write_atomic
 from mira_math.generators.build import GENERATOR_VERSION
 
 CACHE_ENV = "MIRA_MATH_CACHE"

@@ -7,6 +7,7 @@ import time
 from typing import Any, Dict, Optional
 
 from mira_math.game import protocol
+from mira_math.game.reading import Action, Reading, read_message
 from mira_math.game.prompts import initial_conversation, reply_message
 from mira_math.game.responders.base import ResponderResult
 from mira_math.game.responders.base import ResponderTurn as ResponderCall
@@ -59,11 +60,11 @@ class Episode:
             cut = "refusal"
         elif completion.finish_reason == "length":   # cut off: never parsed as a whole request
             cut = "truncated"
-        reading = protocol.read_message(completion.text, completion.reasoning)
-        action = protocol.Action("format_error", "") if cut else reading.action
+        reading = read_message(completion.text, completion.reasoning)
+        action = Action("format_error", "") if cut else reading.action
         cut = cut or action.error
         if self.ask_first and action.kind == "answer" and not self._asked() and not self.state.final_turn:
-            action = protocol.Action("format_error", "")   # ask-first protocol: answer too early
+            action = Action("format_error", "")   # ask-first protocol: answer too early
         before = self.state
         self.transcript.turns.append(SolverTurn(
             raw=completion.text, action=action.kind, content=action.text,
@@ -102,7 +103,7 @@ class Episode:
             self.state = protocol.DialogueState(**{**self.state.__dict__, "final_turn": True})
         self._tell(result.shown)
 
-    def _history(self, reading: protocol.Reading) -> str:
+    def _history(self, reading: Reading) -> str:
         """What the conversation keeps of a solver turn: its own visible part (before any cut),
         with its reasoning as a <think> block in front when ``reasoning_history`` is "keep"."""
         visible = reading.visible.strip()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-from mira_math.generators.errors import MiraError
+from mira_math.common.errors import MiraError
 from mira_math.generators.release import read_release_info, verify_release, with_repo_id
 
 REPO_TYPE = "dataset"

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
 
 from mira_math.generators import registry
-from mira_math.generators.errors import MiraError
+from mira_math.common.errors import MiraError
 from mira_math.generators.build import GENERATOR_VERSION, build_split, instance_keys
 from mira_math.generators.card import REPO_PLACEHOLDER, fill_repo_id, published_repo_id, render_readme
 from mira_math.generators.layout import DEFAULT_RELEASE as DEFAULT_RELEASE  # re-exported

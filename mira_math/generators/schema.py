@@ -13,7 +13,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from mira_math.generators.errors import MiraError
+from mira_math.common.errors import MiraError
 from mira_math.verifiers.exact import ANSWER_TYPES, from_canonical
 
 _FRACTION_RE = re.compile(r"^-?\d+/\d+$")

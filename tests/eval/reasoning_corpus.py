@@ -1,7 +1,7 @@
 """Corpora of reasoning-model and gaming messages built from the release (issue 21).
 
 Every case is a whole solver message (and, for servers with a reasoning field, that field),
-run through the one classifier (``game.protocol.read_message``) and the verifier exactly as
+run through the one classifier (``game.reading.read_message``) and the verifier exactly as
 an episode runs them. ``credit`` says whether the message must be credited: the reasoning
 corpus mixes both (think drafts that agree or disagree with the visible answer, unclosed
 think blocks, reasoning-only replies); every over-credit corpus must credit nothing.
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional
 
 from mira_math.game.prompts import answer_format
-from mira_math.game.protocol import read_message
+from mira_math.game.reading import read_message
 from mira_math.generators.layout import DEFAULT_RELEASE
 from mira_math.generators.schema import Instance, read_jsonl
 from mira_math.verifiers import verify

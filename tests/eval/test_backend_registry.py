@@ -12,7 +12,7 @@ from mira_math.eval.backends.registry import (BACKENDS, Capabilities, capabiliti
                                               make_backend, split_model_url)
 from mira_math.eval.solvers import ModelSolver
 from mira_math.eval.backends.base import GenParams
-from mira_math.generators.extras import MissingExtra
+from mira_math.common.extras import MissingExtra
 
 
 @pytest.mark.parametrize("rest, expected", [

@@ -15,7 +15,7 @@ import mira_math
 from mira_math.game.episode import Episode
 from mira_math.game.messages import Completion
 from mira_math.game.prompts import answer_format, initial_conversation, system_prompt
-from mira_math.game.protocol import STOP_SEQUENCES, read_message, split_reasoning
+from mira_math.game.reading import STOP_SEQUENCES, read_message, split_reasoning
 from mira_math.game.responders.rules import RulesResponder
 from mira_math.generators import registry
 from mira_math.generators.build import make_instance

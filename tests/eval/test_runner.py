@@ -12,7 +12,7 @@ from mira_math.game.episode import Episode
 from mira_math.game.responders.base import ResponderResult, decline
 from mira_math.eval.runner import RunConfig, RunError, TRANSCRIPTS, data_files, load_data, run
 from mira_math.eval.solvers import NoAskSolver, ReferenceSolver
-from mira_math.generators.errors import MiraError
+from mira_math.common.errors import MiraError
 
 RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
 

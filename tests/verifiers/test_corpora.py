@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 
-from mira_math.game.protocol import parse_action
+from mira_math.game.reading import parse_action
 from mira_math.generators.schema import read_jsonl
 from mira_math.verifiers import verify
 

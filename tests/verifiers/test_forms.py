@@ -94,7 +94,7 @@ def test_message_table_is_there():
 
 @pytest.mark.parametrize("row", MESSAGE_ROWS, ids=[r["form"] for r in MESSAGE_ROWS])
 def test_message_form(row):
-    from mira_math.game.protocol import read_message
+    from mira_math.game.reading import read_message
 
     answer_type = row["type"]
     names = ["q0", "q1", "q2"] if answer_type == "tuple" else []

@@ -18,7 +18,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 from urllib.parse import urlsplit
 
 from mira_math.eval.backends.base import AsyncChatBackend, ChatBackend
-from mira_math.generators.extras import MissingExtra, install_command, require
+from mira_math.common.extras import MissingExtra, install_command, require
 
 Arguments = Tuple[Tuple[Any, ...], Dict[str, Any]]
 

@@ -28,7 +28,7 @@ from mira_math.eval.scoring import (MANIFEST, InstanceInfo, RunInfo, ScoringErro
                                     instance_info, instance_stats, iter_transcripts, resolve_data_file)
 from mira_math.eval.view import store as _store
 from mira_math.eval.view.store import Entry, IdIndex, Matcher, RowSorter, RowStore, line_digest
-from mira_math.generators.errors import MiraError
+from mira_math.common.errors import MiraError
 from mira_math.generators.schema import instance_from_dict, loads_line
 
 VIEW_VERSION = "3"

@@ -13,7 +13,7 @@ from typing import Any, Dict, Optional
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
-from mira_math.generators.text import frac
+from mira_math.common.text import frac
 
 
 def _max_denominator(level: int) -> int:

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional, Union
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
-from mira_math.generators.text import frac
+from mira_math.common.text import frac
 
 Tree = Union[int, List[Any]]
 SERIES, PARALLEL = "+", "||"

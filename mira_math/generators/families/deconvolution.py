@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
-from mira_math.generators.text import frac
+from mira_math.common.text import frac
 
 
 def _length(level: int) -> int:

@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
-from mira_math.generators.text import linear
+from mira_math.common.text import linear
 
 # Offsets Q - P with integer length: primitive Pythagorean triples and their multiples
 # (hypotenuse <= 30); axis offsets are drawn separately. Signs and the swap are random.

@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
-from mira_math.generators.text import frac
+from mira_math.common.text import frac
 
 _B_BOUND = 8
 _MAX_DENOMINATOR = 300

@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
-from mira_math.generators.text import linear
+from mira_math.common.text import linear
 
 _NAMES = ["a", "b", "c"]
 

@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 from mira_math.generators.family import Family, Latent, Rendered
 from mira_math.generators.schema import Hint
-from mira_math.generators.text import frac
+from mira_math.common.text import frac
 
 
 def _top(level: int) -> int:

@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 from mira_math.generators.family import Family, Latent, Rendered
 from mira_math.generators.schema import Hint
-from mira_math.generators.text import frac
+from mira_math.common.text import frac
 
 _SECOND = "q1 + 4q2"  # the withheld slot, named as the context paragraph names it
 

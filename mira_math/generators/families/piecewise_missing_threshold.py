@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Set
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
-from mira_math.generators.text import frac, linear
+from mira_math.common.text import frac, linear
 
 
 def _slope_max(level: int) -> int:

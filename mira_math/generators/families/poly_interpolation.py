@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
-from mira_math.generators.text import frac
+from mira_math.common.text import frac
 
 _NODE_LO, _NODE_HI = -4, 4     # nodes and the query point (decided here)
 _SLOT_RE = re.compile(r"^p\((-?\d+)\)$")

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
-from mira_math.generators.text import frac, linear
+from mira_math.common.text import frac, linear
 
 _VARS = ("x", "y", "z")
 _SHOWN = ("eq1", "eq2")

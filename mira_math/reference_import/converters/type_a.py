@@ -8,7 +8,7 @@ from typing import List, Sequence, Tuple
 from mira_math.reference_import.converters.common import (Conversion, converter, as_fraction,
                                                            view_determines)
 from mira_math.reference_import.record import FormatError, Record
-from mira_math.generators.text import frac, linear
+from mira_math.common.text import frac, linear
 
 
 def _lin_rows(constraints: Sequence[dict], names: Sequence[str]) -> List[List[int]]:

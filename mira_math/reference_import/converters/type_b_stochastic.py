@@ -11,7 +11,7 @@ from typing import Any, List, Sequence, Tuple
 from mira_math.reference_import.converters.common import (Conversion, converter, as_fraction,
                                                            view_determines)
 from mira_math.reference_import.record import FormatError, Record
-from mira_math.generators.text import frac
+from mira_math.common.text import frac
 
 
 def _rate_name(c: dict) -> str:

@@ -1,5 +1,5 @@
 """The rules responder's decisions on instances of every family (the matching itself is
-tested in ``tests/eval/test_slots.py``)."""
+tested in ``tests/game/test_slots.py``)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mira_math.game.protocol import Action, after_solver, needs_responder, parse_action, start
+from mira_math.game.protocol import after_solver, needs_responder, start
+from mira_math.game.reading import Action, parse_action
 
 
 @pytest.mark.parametrize("text, kind, content", [

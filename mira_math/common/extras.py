@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 
-from mira_math.generators.errors import MiraError
+from mira_math.common.errors import MiraError
 
 DISTRIBUTION = "mira-math"
 
