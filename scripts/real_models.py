@@ -251,7 +251,7 @@ def request_rows(records: Iterable[Tuple[Mapping[str, Any], Any]], decide: Calla
 def measure_requests(run_dir: Path) -> Tuple[Dict[str, int], List[Dict[str, Any]]]:
     """The run's request counts and rows (:func:`request_rows`, with the real rules responder
     and slot reader); writes ``RUN_DIR/requests.jsonl``."""
-    from mira_math.eval.scoring import load_records
+    from mira_math.eval.rundir import load_records
     from mira_math.game.responders.rules import decide
     from mira_math.game.slots import line_slot, read_request
 

@@ -15,8 +15,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from mira_math.eval.rundir import AUDIT_JSON
-from mira_math.eval.scoring import fixed, json_value, load_records
+from mira_math.eval.metrics import fixed
+from mira_math.eval.rundir.files import AUDIT_JSON
+from mira_math.eval.rundir.transcripts import load_records
+from mira_math.eval.scoring import json_value
 from mira_math.generators.schema import Instance
 
 # logged / rules; "offer/other_offer": both offer, but different lines

@@ -132,7 +132,7 @@ def test_against_the_rules_responder_disagreeing_on_purpose(tmp_path, capsys):
 
 
 def audit_records_from(run_dir, decide):
-    from mira_math.eval.scoring import load_records
+    from mira_math.eval.rundir import load_records
 
     loaded = load_records(run_dir)
     return audit_records(loaded.records, decide, loaded.info.label)

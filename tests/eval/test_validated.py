@@ -7,11 +7,12 @@ import json
 
 import pytest
 
-from mira_math.eval import runner, validated
-from mira_math.eval.runner import RunError, load_data
+from mira_math.eval import selection, validated
+from mira_math.eval.selection import RunError, load_data
+from mira_math.generators.layout import CHECKOUT
 from mira_math.generators.schema import DataError, read_jsonl
 
-SOURCE = runner.CHECKOUT / "mira-math" / "data" / "bayes_missing_prior" / "test.jsonl"
+SOURCE = CHECKOUT / "mira-math" / "data" / "bayes_missing_prior" / "test.jsonl"
 
 
 @pytest.fixture
@@ -57,7 +58,7 @@ def test_bytes_that_differ_from_the_stamped_ones_are_refused(data, monkeypatch):
     load_data([data])
     stamped = validated.file_sha256(data)
     data.write_bytes(data.read_bytes().replace(b"P(H)", b"P(G)", 1))
-    monkeypatch.setattr(runner, "file_sha256", lambda path: stamped)
+    monkeypatch.setattr(selection, "file_sha256", lambda path: stamped)
     with pytest.raises(RunError, match="changed while it was checked"):
         load_data([data])
 
