@@ -75,14 +75,14 @@ def unreadable_families(data, instances) -> list:
     folder = data if data is not None and data.is_dir() else None
     if folder is None or not is_imported(folder):
         return []
-    from mira_math.game.responders.base import ResponderTurn
+    from mira_math.game.responders.base import ResponderCall
     from mira_math.game.responders.rules import decide
 
     offered: Dict[str, int] = {}
     seen: Dict[str, int] = {}
     for inst in instances:
         hint = inst.hints[0]
-        turn = ResponderTurn(list(inst.responder), f"What is the value of {hint.slot}?", inst.family, 0)
+        turn = ResponderCall(list(inst.responder), f"What is the value of {hint.slot}?", inst.family, 0)
         seen[inst.family] = seen.get(inst.family, 0) + 1
         offered[inst.family] = offered.get(inst.family, 0) + (decide(turn).shown == hint.constraint)
     return [f for f in seen if offered[f] * 2 < seen[f]]   # most instances unreadable

@@ -42,7 +42,7 @@ TRACE_CLASSES = ("no_canonical", "canonical_wrong", "correct")
 CI_LEVEL = (Fraction(1, 40), Fraction(39, 40))       # 2.5th and 97.5th percentiles
 SCORES_VERSION = "3"   # 2: canonical hit rate / first request, unreadable, format compliance,
                        #    exact bootstrap, run identity by configuration, (seed set, id) joins
-                       # 3: metrics as rows (eval.metrics), Wilson intervals (cluster-aware),
+                       # 3: metrics as rows (mira_math.eval.metrics), Wilson intervals (cluster-aware),
                        #    epochs (pass@k, pass^k, spread), reported usage, raw-text fallbacks
                        # (a new metric row needs no bump: the cache is also keyed on the rows,
                        # mira_math.eval.tables.cached_scores)

@@ -18,7 +18,7 @@ from mira_math.eval.backends.base import Completion
 from mira_math.eval.backends.registry import capabilities_of
 from mira_math.game.messages import SolverCall
 from mira_math.game.responders.base import Responder, ResponderResult
-from mira_math.game.responders.base import ResponderTurn as ResponderCall
+from mira_math.game.responders.base import ResponderCall
 
 
 @runtime_checkable

@@ -254,7 +254,7 @@ def text_table(header: List[str], rows: List[List[str]]) -> str:
 
 
 def summary_row(m: GroupMetrics) -> List[str]:
-    """A group's cells for every metric row with a column (:data:`eval.metrics.TABLE_ROWS`)."""
+    """A group's cells for every metric row with a column (:data:`mira_math.eval.metrics.TABLE_ROWS`)."""
     return table_cells(m)
 
 

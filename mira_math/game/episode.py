@@ -10,7 +10,7 @@ from mira_math.game import protocol
 from mira_math.game.reading import Action, Reading, read_message
 from mira_math.game.prompts import initial_conversation, reply_message
 from mira_math.game.responders.base import ResponderResult
-from mira_math.game.responders.base import ResponderTurn as ResponderCall
+from mira_math.game.responders.base import ResponderCall
 from mira_math.game.messages import RUN_SEED, Completion, SolverCall, request_seed
 from mira_math.game.transcript import ResponderTurn, SolverTurn, Transcript, estimate_tokens
 from mira_math.generators.schema import Instance

@@ -106,7 +106,7 @@ def test_no_responder_turns(tmp_path):
 
 
 def test_against_the_rules_responder_disagreeing_on_purpose(tmp_path, capsys):
-    from mira_math.game.responders.base import ResponderTurn as Call
+    from mira_math.game.responders.base import ResponderCall as Call
     from mira_math.game.responders.rules import decide
     from mira_math.cli.main import main
 

@@ -8,7 +8,7 @@ local files opened from ``file://``. Nothing is fetched from the network; every 
 data, rendered with ``textContent`` by the page.
 
 Per-instance facts (trace class, format errors, noncanonical offers) come from
-:func:`eval.scoring.instance_stats`, so the viewer and ``score`` agree by construction.
+:func:`mira_math.eval.rundir.transcripts.instance_stats`, so the viewer and ``score`` agree by construction.
 """
 
 from __future__ import annotations
