@@ -19,7 +19,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Awaitable, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, TypeVar
 
 from mira_math.eval.backends.base import Completion, FatalBackendError, RateLimitStorm
 from mira_math.eval.errors import RunError, RunRateLimited, RunStopped
@@ -38,11 +38,12 @@ from mira_math.generators.schema import Instance
 
 PROGRESS_EVERY_S = 30.0   # progress lines when stderr is not a terminal
 SYNC_EVERY_S = 2.0        # the async path fsyncs the transcripts this often (batches: per batch)
+Item = TypeVar("Item")    # what a scheduler turns into an episode: an (instance, epoch) for ``run``
 
 
 # ------------------------------------------------------------------ schedulers
 
-def run_batched(instances: Iterable[Any], make_episode: Callable[[Any], Episode],
+def run_batched(instances: Iterable[Item], make_episode: Callable[[Item], Episode],
                 solver: Solver, responder: Responder, emit: Callable[[Episode], None],
                 window: int = 4096, batch_done: Optional[Callable[[], None]] = None) -> Dict[str, int]:
     """All live episodes advance one turn together: one solver call per turn, one responder
@@ -52,7 +53,7 @@ def run_batched(instances: Iterable[Any], make_episode: Callable[[Any], Episode]
     live episodes: each is recorded as an error (``where: solver``, the exception as the
     message) and the run goes on with the next window; ``--retry-errors`` reruns them.
     ``batch_done`` runs after each turn's finished episodes were emitted (the log's fsync)."""
-    pending: Iterator[Any] = iter(instances)
+    pending: Iterator[Item] = iter(instances)
     live: List[Episode] = []
     calls = {"solver_calls": 0, "responder_calls": 0, "solver_requests": 0, "responder_requests": 0}
     exhausted = False
@@ -159,7 +160,7 @@ def responder_step(responder: Responder) -> Respond:
     return respond
 
 
-def run_async(instances: Iterable[Any], make_episode: Callable[[Any], Episode],
+def run_async(instances: Iterable[Item], make_episode: Callable[[Item], Episode],
               solver: AsyncSolver, responder: Responder, emit: Callable[[Episode], None],
               concurrency: int = 16, sync: Optional[Callable[[], None]] = None,
               sync_every_s: Optional[float] = None) -> Dict[str, int]:
@@ -168,7 +169,7 @@ def run_async(instances: Iterable[Any], make_episode: Callable[[Any], Episode],
     ``SYNC_EVERY_S``) in a worker thread,
     so a finished line is on disk within that time even if nothing else finishes."""
     calls = {"solver_calls": 0, "responder_calls": 0}
-    pending: Iterator[Any] = iter(instances)
+    pending: Iterator[Item] = iter(instances)
     respond = responder_step(responder)
 
     async def generate(call: SolverCall) -> Completion:

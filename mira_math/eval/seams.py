@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Protocol, Sequence, runtime_checkable
 
-from mira_math.eval.backends.base import Completion
+from mira_math.eval.backends.base import ChatBackend, Completion
 from mira_math.eval.backends.registry import capabilities_of
 from mira_math.game.messages import SolverCall
 from mira_math.game.responders.base import Responder, ResponderResult
@@ -76,7 +76,7 @@ def read_seats(solver: Solver, responder: Responder) -> Seats:
     return Seats(solver, responder, async_solver, async_responder, api)
 
 
-def backend_of(participant: object) -> Optional[Any]:
+def backend_of(participant: object) -> Optional[ChatBackend]:
     """The chat backend a model solver or an llm responder runs on (None: a scripted one)."""
     return getattr(participant, "backend", None)
 
