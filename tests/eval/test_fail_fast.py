@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.eval.openai_stub import AttackHandler, AttackState, serve
+from mira_math.generators.layout import DEFAULT_RELEASE
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +82,7 @@ def test_a_stop_keeps_finished_episodes_names_those_in_flight_and_resume_runs_th
     from mira_math.eval.solvers import ReferenceSolver
     from mira_math.game.responders.rules import RulesResponder
 
-    full = load_data(data_files("all", None, Path(__file__).resolve().parents[2] / "mira-math"))
+    full = load_data(data_files("all", None, DEFAULT_RELEASE))
     sel = Selection(full.instances[:10], full.files, full.checksum)
     ids = [inst.id for inst in sel.instances]
 
@@ -127,7 +128,7 @@ def test_the_async_path_fsyncs_a_finished_line_while_nothing_else_finishes(tmp_p
     from mira_math.eval.solvers import ReferenceSolver
     from mira_math.game.responders.rules import RulesResponder
 
-    full = load_data(data_files("all", None, Path(__file__).resolve().parents[2] / "mira-math"))
+    full = load_data(data_files("all", None, DEFAULT_RELEASE))
     sel = Selection(full.instances[:2], full.files, full.checksum)
     first, second = (inst.id for inst in sel.instances)
     out = tmp_path / "run"

@@ -10,8 +10,9 @@ import pytest
 from mira_math.eval import runner, validated
 from mira_math.eval.runner import RunError, load_data
 from mira_math.generators.schema import DataError, read_jsonl
+from mira_math.generators.layout import DEFAULT_RELEASE
 
-SOURCE = runner.CHECKOUT / "mira-math" / "data" / "bayes_missing_prior" / "test.jsonl"
+SOURCE = DEFAULT_RELEASE / "data" / "bayes_missing_prior" / "test.jsonl"
 
 
 @pytest.fixture
