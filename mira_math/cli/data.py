@@ -276,6 +276,9 @@ def cmd_import_reference(args: argparse.Namespace) -> int:
              else ")"))
     for f in result.failures:
         print(f"NOT CONVERTED {f['id']} ({f['family']}, line {f['line']}): {f['error']}")
+    if result.without_source:
+        print(f"no paper source (the reference release has no such family, so none is imported): "
+              f"{', '.join(result.without_source)}")
     if not check:
         return 1 if result.failures else 0
     print(render_text_summary(result), end="")
