@@ -109,6 +109,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
             print(f"mira-math generate: {err}; nothing written", file=sys.stderr)
             return 1
     write_release(out, files)
+    from mira_math.eval.validated import mark_generated
+
+    mark_generated(files)    # the first eval over these bytes need not validate them again
     print(f"wrote {total} instances of {len(families)} families to {out} "
           f"(seed set {seed_set.name}" + (f", disjoint from {len(disjoint_from)} split(s))"
                                           if disjoint_from else ")"))
