@@ -21,7 +21,7 @@ import json
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Set
+from typing import Callable, Dict, List, Optional, Sequence, Set
 
 from mira_math.generators import registry
 from mira_math.generators.build import GENERATOR_VERSION, GenerationError, build_split, instance_keys
@@ -148,6 +148,11 @@ class CardError(ValueError):
     """The card lacks a table this module writes (its header was edited away)."""
 
 
+def _literal(text: str) -> Callable[["re.Match[str]"], str]:
+    """A replacement for ``re.sub`` that inserts ``text`` as is (no backslash escapes)."""
+    return lambda _match: text
+
+
 def render_card(card: str, rows: Sequence[Capacity], families: Optional[Sequence[str]] = None) -> str:
     """``card`` (the text of ``dataset_card.md``) with its generated tables rewritten: the
     composition table's family lists (registry order) and the capacity table (``rows``). The
@@ -155,7 +160,7 @@ def render_card(card: str, rows: Sequence[Capacity], families: Optional[Sequence
     names = list(families) if families is not None else registry.names()
     for kind, start in _COMPOSITION.items():
         line = start + ", ".join(n for n in names if registry.type_of(n) == kind) + " |"
-        card, found = re.subn("^" + re.escape(start) + ".*$", lambda _m, ln=line: ln, card, count=1,
+        card, found = re.subn("^" + re.escape(start) + ".*$", _literal(line), card, count=1,
                               flags=re.MULTILINE)
         if not found:
             raise CardError(f"{CARD_SOURCE.name}: no composition row starting {start.strip()!r}")
