@@ -82,6 +82,8 @@ def mark_generated(files: Mapping[str, bytes]) -> int:
     validates it in full and names the line).
     Returns the number of files stamped."""
     stamped = 0
+    if cache_dir() is None:
+        return 0                                    # no cache: nothing to stamp, skip the reading
     for rel, data in files.items():
         if not (rel.startswith("data/") and rel.endswith(".jsonl")) or not data.endswith(b"\n"):
             continue
