@@ -194,6 +194,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if report.ok:
         how = ("every record reads cleanly (imported data: not regenerable from seeds)"
                if info.get("regenerable") is False else "regenerate byte for byte")
+        if info.get("regenerable") is not False:
+            from mira_math.eval.validated import mark_verified
+
+            mark_verified(args.dir)   # regenerated, so validated: the first eval need not again
         print(f"verified {args.dir}: {report.files_checked} files {how} and match "
               f"{args.dir / 'CHECKSUMS.sha256'}")
         return 0

@@ -95,3 +95,26 @@ def mark_generated(files: Mapping[str, bytes]) -> int:
         mark_validated(hashlib.sha256(data).hexdigest())
         stamped += 1
     return stamped
+
+
+def mark_verified(folder: Path) -> int:
+    """After ``mira-math verify`` has regenerated ``folder`` byte for byte (so every data file
+    is what ``generate`` writes): stamp its data files as :func:`mark_generated` does, each only
+    if the bytes read now still have the sha256 its ``CHECKSUMS.sha256`` line gives (the one
+    verify checked), so a file changed since is not stamped. A fresh clone that runs ``verify``
+    does not pay the validator again on its first ``eval``. Returns the number stamped."""
+    manifest = folder / "CHECKSUMS.sha256"
+    if cache_dir() is None or not manifest.is_file():
+        return 0
+    files = {}
+    for raw in manifest.read_bytes().splitlines():
+        digest, sep, rel = raw.decode("utf-8", errors="replace").partition("  ")
+        if not sep or not (rel.startswith("data/") and rel.endswith(".jsonl")) or ".." in rel.split("/"):
+            continue
+        try:
+            data = (folder / rel).read_bytes()
+        except OSError:
+            continue
+        if hashlib.sha256(data).hexdigest() == digest:
+            files[rel] = data
+    return mark_generated(files)

@@ -131,3 +131,22 @@ def test_mark_generated_stamps_only_files_whose_every_line_reads_through_the_sch
     assert validated.mark_generated(files) == 1
     assert validated.is_validated(hashlib.sha256(good).hexdigest())
     assert not any(validated.is_validated(hashlib.sha256(b).hexdigest()) for b in (broken, not_json, good[:-1]))
+
+
+def test_verify_stamps_the_release_it_regenerated_but_not_a_file_changed_since(tmp_path, monkeypatch):
+    from mira_math.cli.main import main
+
+    out = _generated(tmp_path, monkeypatch)
+    monkeypatch.setenv(validated.CACHE_ENV, str(tmp_path / "fresh-clone-cache"))
+    files = runner.data_files(None, out, out)
+    assert not any(validated.is_validated(validated.file_sha256(f)) for f in files)
+    assert main(["verify", str(out)]) == 0
+    assert all(validated.is_validated(validated.file_sha256(f)) for f in files)
+    calls = _count_validations(monkeypatch)
+    load_data(files)
+    assert calls == []
+    # the manifest names the bytes verify checked: a file that no longer has them is not stamped
+    monkeypatch.setenv(validated.CACHE_ENV, str(tmp_path / "another-cache"))
+    files[0].write_bytes(files[0].read_bytes().replace(b"P(H)", b"P(G)", 1))
+    assert validated.mark_verified(out) == 1
+    assert not validated.is_validated(validated.file_sha256(files[0]))
