@@ -30,8 +30,9 @@ from mira_math.game.responders.rules import RulesResponder
 from mira_math.eval.runner import RunConfig, Selection, TRANSCRIPTS, data_files, load_data, run
 from mira_math.eval.solvers import ReferenceSolver, make_solver
 from mira_math.game.messages import RUN_SEED, SolverCall, request_seed
+from mira_math.generators.layout import DEFAULT_RELEASE
 
-RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
+RELEASE = DEFAULT_RELEASE
 HANG_MAX_S = 12.0         # a hanging handler is released after this at the latest
 TIMEOUT_S = 4.0           # the client timeout of the hang test: well above a healthy reply
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from pathlib import Path
 from typing import Callable, Dict, List, Sequence, Set
 
 import pytest
@@ -34,8 +33,9 @@ from mira_math.eval.llm_responder import LLMResponder
 from mira_math.game.responders.rules import RulesResponder
 from mira_math.game.slots import families, line_slot, mentioned_slots
 from mira_math.generators.schema import Instance, read_jsonl
+from mira_math.generators.layout import DEFAULT_RELEASE
 
-DATA = Path(__file__).resolve().parents[2] / "mira-math" / "data"
+DATA = DEFAULT_RELEASE / "data"
 PER_FAMILY = 3
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -13,8 +12,9 @@ from mira_math.game.responders.base import ResponderResult, decline
 from mira_math.eval.runner import RunConfig, RunError, TRANSCRIPTS, data_files, load_data, run
 from mira_math.eval.solvers import NoAskSolver, ReferenceSolver
 from mira_math.common.errors import MiraError
+from mira_math.generators.layout import DEFAULT_RELEASE
 
-RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
+RELEASE = DEFAULT_RELEASE
 
 
 class SlotResponder:
