@@ -221,9 +221,10 @@ def prices_from(args: argparse.Namespace):
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from mira_math.eval.compare import compare, render
+    from mira_math.eval.compare import compare
+    from mira_math.eval.tables import render_comparison
 
-    print(render(compare(args.run_a, args.run_b)), end="")
+    print(render_comparison(compare(args.run_a, args.run_b)), end="")
     return 0
 
 
