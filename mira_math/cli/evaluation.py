@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from typing import Dict
 from pathlib import Path
 
 from mira_math.eval.backends.registry import BACKENDS, install_hint, kinds
@@ -67,27 +66,6 @@ def check_solver_spec(spec: str) -> None:
         raise ValueError(f"solver {spec!r} needs a model: {kind}:MODEL")
 
 
-def unreadable_families(data, instances) -> list:
-    """Families of an imported reference folder whose canonical fact the rules responder does
-    not offer when asked by its slot name (their lines use another notation)."""
-    from mira_math.generators.release import is_imported
-
-    folder = data if data is not None and data.is_dir() else None
-    if folder is None or not is_imported(folder):
-        return []
-    from mira_math.game.responders.base import ResponderCall
-    from mira_math.game.responders.rules import decide
-
-    offered: Dict[str, int] = {}
-    seen: Dict[str, int] = {}
-    for inst in instances:
-        hint = inst.hints[0]
-        turn = ResponderCall(list(inst.responder), f"What is the value of {hint.slot}?", inst.family, 0)
-        seen[inst.family] = seen.get(inst.family, 0) + 1
-        offered[inst.family] = offered.get(inst.family, 0) + (decide(turn).shown == hint.constraint)
-    return [f for f in seen if offered[f] * 2 < seen[f]]   # most instances unreadable
-
-
 def _shard(text: str):
     try:
         index, count = (int(x) for x in text.split("/"))
@@ -99,7 +77,7 @@ def _shard(text: str):
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from mira_math.eval.assemble import RunSpec, assemble
+    from mira_math.eval.assemble import RunSpec, assemble, epochs_problem, unreadable_families
     from mira_math.eval.backends.base import GenParams
     from mira_math.eval.runner import run
     from mira_math.eval.selection import data_files, load_data
@@ -136,7 +114,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     if args.responder == "rules" and args.condition == "standard":
-        blind = unreadable_families(args.data, selection.instances)
+        blind = unreadable_families(args.data if args.data is not None and args.data.is_dir() else None,
+                                    selection.instances)
         if blind:
             print(f"warning: the rules responder cannot read the reference lines of {len(blind)} "
                   f"famil{'y' if len(blind) == 1 else 'ies'} of this imported dataset "
@@ -144,10 +123,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
                   f"--condition oracle-hint for them (docs/reference_import.md).", file=sys.stderr)
     params = GenParams(temperature=args.temperature, max_tokens=args.max_tokens)
     scripted = args.solver in SCRIPTED and not SCRIPTED[args.solver].samples
-    refused = epochs_refusal(args, scripted)
+    refused, warning = epochs_problem(args.solver, args.epochs, args.temperature)
     if refused:
         print(f"mira-math eval: {refused}", file=sys.stderr)
         return 2
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
     if scripted and (args.temperature != 0.0 or args.max_tokens != DEFAULT_MAX_TOKENS):
         print(f"warning: --temperature and --max-tokens do not change the scripted solver "
               f"{redact_text(args.solver)!r}: this run is the same run (same run_hash) as one without them",
@@ -203,23 +184,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def epochs_refusal(args: argparse.Namespace, deterministic: bool) -> str:
-    """Why ``--epochs K > 1`` is refused for this solver ("" if it is not): a deterministic
-    scripted solver, or the sampler at temperature 0, gives K identical samples. A model at
-    temperature 0 is only warned (a server may still vary; docs/decisions.md)."""
-    if args.epochs <= 1:
-        return ""
-    if deterministic:
-        return (f"--epochs {args.epochs}: the scripted solver {args.solver!r} is deterministic, so "
-                "every epoch would be the same; use --solver sampler --temperature T (T > 0) or a model")
-    if args.temperature == 0.0:
-        if args.solver in SCRIPTED and SCRIPTED[args.solver].samples:
-            return f"--epochs {args.epochs}: the sampler at --temperature 0 is deterministic; give T > 0"
-        print(f"warning: --epochs {args.epochs} at --temperature 0: greedy decoding gives (nearly) "
-              "the same sample every epoch; pass@k and the spread will say little", file=sys.stderr)
-    return ""
-
-
 def cmd_score(args: argparse.Namespace) -> int:
     from mira_math.eval.scores_file import write_scores
     from mira_math.eval.tables import render_table
@@ -257,9 +221,10 @@ def prices_from(args: argparse.Namespace):
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from mira_math.eval.compare import compare, render
+    from mira_math.eval.compare import compare
+    from mira_math.eval.tables import render_comparison
 
-    print(render(compare(args.run_a, args.run_b)), end="")
+    print(render_comparison(compare(args.run_a, args.run_b)), end="")
     return 0
 
 

@@ -11,15 +11,18 @@ backend, built with the run's backend options).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Mapping, Optional, Protocol, Union
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Protocol, Tuple, Union
 
 from mira_math.eval import solvers
 from mira_math.eval.backends.base import ChatBackend, ChatRequest, Completion, GenParams
 from mira_math.eval.llm_responder import LLMResponder
 from mira_math.eval.rundir.manifest import RunConfig
-from mira_math.eval.seams import Responder, Solver, backend_of
+from mira_math.eval.seams import Responder, ResponderCall, Solver, backend_of
+from mira_math.eval.solver_kinds import SCRIPTED
 from mira_math.game.messages import RUN_SEED
 from mira_math.game.responders.rules import RulesResponder
+from mira_math.generators.schema import Instance
 
 RESPONDER_PARAMS = GenParams(temperature=0.0, max_tokens=256)   # an LLM responder's decoding
 RESPONDER_SPECS = "rules, llm:same or llm:KIND:MODEL"
@@ -117,5 +120,43 @@ def assemble(spec: RunSpec, solver_spec: Optional[str] = None, responder_spec: O
     return Assembly(solver, responder, config)
 
 
+def epochs_problem(solver: str, epochs: int, temperature: float) -> Tuple[str, str]:
+    """(refusal, warning) for ``--epochs K`` with this solver, each "" when there is none: a
+    deterministic scripted solver, or a sampling one at temperature 0, gives K identical samples
+    (refused); a model at temperature 0 is only warned (a server may still vary;
+    docs/decisions.md)."""
+    if epochs <= 1:
+        return "", ""
+    scripted = SCRIPTED.get(solver)
+    if scripted is not None and not scripted.samples:
+        return (f"--epochs {epochs}: the scripted solver {solver!r} is deterministic, so every epoch "
+                "would be the same; use --solver sampler --temperature T (T > 0) or a model"), ""
+    if temperature == 0.0:
+        if scripted is not None:
+            return f"--epochs {epochs}: the sampler at --temperature 0 is deterministic; give T > 0", ""
+        return "", (f"--epochs {epochs} at --temperature 0: greedy decoding gives (nearly) the same "
+                    "sample every epoch; pass@k and the spread will say little")
+    return "", ""
+
+
+def unreadable_families(folder: Optional[Path], instances: Iterable[Instance]) -> List[str]:
+    """Families of an imported reference folder whose canonical fact the rules responder does
+    not offer when asked by its slot name (their lines use another notation): most of their
+    instances would be declined."""
+    from mira_math.game.responders.rules import decide
+    from mira_math.generators.release import is_imported
+
+    if folder is None or not is_imported(folder):
+        return []
+    offered: Dict[str, int] = {}
+    seen: Dict[str, int] = {}
+    for inst in instances:
+        hint = inst.hints[0]
+        call = ResponderCall(list(inst.responder), f"What is the value of {hint.slot}?", inst.family, 0)
+        seen[inst.family] = seen.get(inst.family, 0) + 1
+        offered[inst.family] = offered.get(inst.family, 0) + (decide(call).shown == hint.constraint)
+    return [f for f in seen if offered[f] * 2 < seen[f]]   # most instances unreadable
+
+
 __all__ = ["Assembly", "OneChatBackend", "RESPONDER_PARAMS", "RESPONDER_SPECS", "ResponderSpec", "RunSpec", "assemble",
-           "make_responder", "parse_responder"]
+           "epochs_problem", "make_responder", "parse_responder", "unreadable_families"]

@@ -7,7 +7,7 @@ McNemar's exact test on the discordant pairs. With several epochs each instance 
 its mean over epochs: the normal interval of the mean paired difference (instances as the
 unit) and the exact sign test on the instances whose means differ (McNemar's test when every
 instance has one epoch). Errored transcripts are left out; an instance counts when both runs
-scored it at least once.
+scored it at least once. The tables are :mod:`mira_math.eval.tables`' (``render_comparison``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from mira_math.eval import stats
-from mira_math.eval.metrics import pct
 from mira_math.eval.rundir.files import ScoringError
 from mira_math.eval.rundir.runs import RunInfo, assign_labels, group_runs
 from mira_math.eval.rundir.transcripts import InstanceStats
@@ -117,38 +116,4 @@ def compare(run_a: Path, run_b: Path) -> Comparison:
     return compare_runs(*infos)
 
 
-def p_text(p: Fraction) -> str:
-    return "<0.0001" if p < Fraction(1, 10000) else f"{float(p):.4f}"
-
-
-def signed(value: Optional[Fraction]) -> str:
-    if value is None:
-        return "-"
-    text = pct(value)
-    return text if text.startswith("-") else "+" + text
-
-
-def table_rows(c: Comparison) -> List[List[str]]:
-    return [[r.metric, f"{r.kind}: {r.group}" if r.kind != "all" else "all", str(r.n), pct(r.rate_a),
-             pct(r.rate_b), signed(r.difference), f"[{signed(r.low)}, {signed(r.high)}]",
-             f"{r.a_better}/{r.b_better}", p_text(r.p_value)] for r in c.rows]
-
-
-HEADER = ["metric", "group", "shared", "A %", "B %", "A - B (points)", "95% CI", "A better/B better",
-          "McNemar p"]
-
-
-def render(c: Comparison) -> str:
-    from mira_math.eval.tables import text_table
-
-    lines = [f"A: {c.label_a}", f"B: {c.label_b}",
-             f"shared instances: {c.rows[0].n if c.rows else 0} (only in A: {c.only_a}, only in B: {c.only_b})",
-             "", text_table(HEADER, table_rows(c)), "",
-             "interval: Newcombe's paired score interval (one epoch each), else the normal interval of "
-             "the mean per-instance difference; p: McNemar's exact test (a sign test over instances "
-             "with several epochs); no correction for the many groups"]
-    return "\n".join(lines) + "\n"
-
-
-__all__ = ["Comparison", "HEADER", "PairedRow", "compare", "compare_runs", "compare_stats", "render",
-           "table_rows"]
+__all__ = ["Comparison", "PairedRow", "compare", "compare_runs", "compare_stats"]

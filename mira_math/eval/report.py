@@ -27,16 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
-from mira_math.eval.compare import HEADER as COMPARE_HEADER, Comparison, compare_runs
-from mira_math.eval.compare import table_rows as compare_rows
+from mira_math.eval.compare import Comparison, compare_runs
 from mira_math.common.extras import install_command, installed
 from mira_math.eval.metrics import DEFINITIONS, GroupMetrics, fixed, pct
 from mira_math.eval.rundir.runs import assign_labels, group_runs, short_spec
 from mira_math.eval.scores_file import cached_scores
 from mira_math.eval.scoring import RunScores, pair_regimes, score_run
-from mira_math.eval.tables import (SUMMARY_HEADER, USAGE_HEADER, Prices, accuracy_table, delta_pairs,
-                                   delta_tables, group_names, main_header, main_rows, md_table, per_run_table,
-                                   run_table, summary_row, trace_cell, usage_rows, write_results)
+from mira_math.eval.tables import (SUMMARY_HEADER, USAGE_HEADER, Prices, accuracy_table, comparison_tables,
+                                   delta_pairs, delta_tables, group_names, main_header, main_rows, md_table,
+                                   per_run_table, run_table, summary_row, trace_cell, usage_rows, write_results)
 
 FIGURES_NEED = f"figures need matplotlib ({install_command('report')})"
 
@@ -345,16 +344,6 @@ def save_figure(fig: Figure, scores: Sequence[RunScores], path: Path) -> None:
 
 
 # ------------------------------------------------------------------ markdown
-
-def comparison_tables(comparisons: Sequence[Comparison]) -> List[str]:
-    out = []
-    for c in comparisons:
-        shared = c.rows[0].n if c.rows else 0
-        out.append(f"**A = {c.label_a}** vs **B = {c.label_b}**: {shared} shared instances "
-                   f"(only in A: {c.only_a}, only in B: {c.only_b})\n\n"
-                   + md_table(COMPARE_HEADER, compare_rows(c)))
-    return out
-
 
 def same_split_pairs(scores: Sequence[RunScores]) -> List[Tuple[RunScores, RunScores]]:
     """Every pair of runs on the same split (dataset checksum and seed sets)."""

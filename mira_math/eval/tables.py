@@ -1,6 +1,7 @@
 """Every table the harness shows, in one place: the cell formatters, the terminal summary of
 ``score`` (:func:`render_table`), the results table a paper takes (one row per run, as Markdown
-``results.md`` and LaTeX ``results.tex``, booktabs), and the report's Markdown tables. Scores are
+``results.md`` and LaTeX ``results.tex``, booktabs), the report's Markdown tables and the paired
+comparisons of ``compare`` (:func:`render_comparison`) and the report. Scores are
 exact fractions (:mod:`mira_math.eval.scoring`), rounded here only when shown.
 
 Costs come from reported usage and prices per million tokens (:class:`Prices`); a run whose
@@ -16,6 +17,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
+from mira_math.eval.compare import Comparison
 from mira_math.eval.metrics import GroupMetrics, cost, fixed, num, pct, table_cells, table_header
 from mira_math.eval.metrics import _trace_cell as trace_cell
 from mira_math.eval.rundir.files import ScoringError
@@ -352,8 +354,57 @@ def delta_tables(scores: Sequence[RunScores]) -> List[str]:
     return out
 
 
-__all__ = ["PLACES", "Price", "Prices", "RESULTS_MD", "RESULTS_TEX", "SUMMARY_HEADER", "USAGE_HEADER",
-           "acc_cell", "accuracy_table", "by_rows", "cell", "cost_cell", "delta_pairs", "delta_tables",
-           "display_names", "group_names", "main_header", "main_rows", "md_table", "num", "per_run_table",
-           "render_table", "results_markdown", "results_tex", "run_cost", "run_table", "summary_row",
-           "tex_escape", "tex_table", "text_table", "tokens_cell", "trace_cell", "usage_rows", "write_results"]
+
+# ------------------------------------------------------------------ paired comparisons (compare)
+
+def p_text(p: Fraction) -> str:
+    """A p-value as shown (four places, or "<0.0001")."""
+    return "<0.0001" if p < Fraction(1, 10000) else f"{float(p):.4f}"
+
+
+def signed(value: Optional[Fraction]) -> str:
+    """A difference in percentage points with its sign."""
+    if value is None:
+        return "-"
+    text = pct(value)
+    return text if text.startswith("-") else "+" + text
+
+
+def comparison_rows(c: Comparison) -> List[List[str]]:
+    return [[r.metric, f"{r.kind}: {r.group}" if r.kind != "all" else "all", str(r.n), pct(r.rate_a),
+             pct(r.rate_b), signed(r.difference), f"[{signed(r.low)}, {signed(r.high)}]",
+             f"{r.a_better}/{r.b_better}", p_text(r.p_value)] for r in c.rows]
+
+
+COMPARISON_HEADER = ["metric", "group", "shared", "A %", "B %", "A - B (points)", "95% CI", "A better/B better",
+          "McNemar p"]
+
+
+def render_comparison(c: Comparison) -> str:
+    """``mira-math compare``'s output: the two runs, the shared instances, the paired table."""
+    lines = [f"A: {c.label_a}", f"B: {c.label_b}",
+             f"shared instances: {c.rows[0].n if c.rows else 0} (only in A: {c.only_a}, only in B: {c.only_b})",
+             "", text_table(COMPARISON_HEADER, comparison_rows(c)), "",
+             "interval: Newcombe's paired score interval (one epoch each), else the normal interval of "
+             "the mean per-instance difference; p: McNemar's exact test (a sign test over instances "
+             "with several epochs); no correction for the many groups"]
+    return "\n".join(lines) + "\n"
+
+
+def comparison_tables(comparisons: Sequence[Comparison]) -> List[str]:
+    """The report's paired comparisons, one Markdown table each."""
+    out = []
+    for c in comparisons:
+        shared = c.rows[0].n if c.rows else 0
+        out.append(f"**A = {c.label_a}** vs **B = {c.label_b}**: {shared} shared instances "
+                   f"(only in A: {c.only_a}, only in B: {c.only_b})\n\n"
+                   + md_table(COMPARISON_HEADER, comparison_rows(c)))
+    return out
+
+
+__all__ = ["COMPARISON_HEADER", "PLACES", "Price", "Prices", "RESULTS_MD", "RESULTS_TEX", "SUMMARY_HEADER",
+           "USAGE_HEADER", "acc_cell", "accuracy_table", "by_rows", "cell", "comparison_rows", "comparison_tables",
+           "cost_cell", "delta_pairs", "delta_tables", "display_names", "group_names", "main_header", "main_rows",
+           "md_table", "num", "p_text", "per_run_table", "render_comparison", "render_table", "results_markdown",
+           "results_tex", "run_cost", "run_table", "signed", "summary_row", "tex_escape", "tex_table", "text_table",
+           "tokens_cell", "trace_cell", "usage_rows", "write_results"]

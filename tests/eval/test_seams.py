@@ -161,3 +161,22 @@ def test_a_manifest_records_the_declared_packages(selection, tmp_path):
     run(tmp_path / "r", sel, spec.config, spec.solver, spec.responder, progress=False)
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
     assert tuple(manifest["versions"]) == RECORDED_PACKAGES == tuple(package_versions())
+
+
+def test_epoch_refusals_and_warnings_come_from_the_solver_table():
+    from mira_math.eval.assemble import epochs_problem
+
+    assert epochs_problem("reference", 1, 0.0) == ("", "")
+    refused, _ = epochs_problem("noask", 2, 0.7)
+    assert "scripted solver 'noask' is deterministic" in refused
+    assert "the sampler at --temperature 0" in epochs_problem("sampler", 2, 0.0)[0]
+    assert epochs_problem("sampler", 2, 0.7) == ("", "")
+    refused, warning = epochs_problem("openai:m", 3, 0.0)
+    assert refused == "" and warning.startswith("--epochs 3 at --temperature 0: greedy decoding")
+
+
+def test_only_an_imported_folder_is_checked_for_unreadable_families(selection):
+    from mira_math.eval.assemble import unreadable_families
+
+    assert unreadable_families(None, selection.instances[:5]) == []
+    assert unreadable_families(ROOT / "mira-math", selection.instances[:5]) == []   # our own release
