@@ -34,7 +34,7 @@ FIRST_FAMILIES = frozenset((
     "discrete_tomography", "eigenvector_missing_entry", "laplace_grid",
     "linear_system_missing_coeff", "markov_missing_transition", "poly_interpolation",
     "portfolio_variance_missing_corr", "steady_state_missing_emission"))
-GENERATE = "mira-math generate --overwrite --out mira-math"
+GENERATE = "mira-math generate"          # rewrites the committed release folder
 CAPACITY = "python -m mira_math.generators.capacity --families {name}"
 
 
@@ -101,8 +101,7 @@ def missing_pieces(name: str) -> List[str]:
     if name not in FIRST_FAMILIES and not re.search(rf"\b{name}\b", _changelog()):
         missing.append(f"changelog: a line naming {name} under '## Changelog' of {CARD_SOURCE.name}")
     if not (DEFAULT_RELEASE / data_path(name)).is_file():
-        missing.append(f"release file {DEFAULT_RELEASE.name}/{data_path(name)}: bump GENERATOR_VERSION, "
-                       f"then run {GENERATE}")
+        missing.append(f"release file {DEFAULT_RELEASE.name}/{data_path(name)}: run {GENERATE}")
     return missing
 
 
