@@ -1,4 +1,4 @@
-"""One source record as our :class:`~generators.schema.Instance`: the family's converter,
+"""One source record as our :class:`~mira_math.generators.schema.Instance`: the family's converter,
 then our family code completes the latent state from the solver view and the canonical hint;
 the answer is their ``global_solution`` (:func:`their_answer`)."""
 

@@ -124,6 +124,7 @@ def test_the_async_path_fsyncs_a_finished_line_while_nothing_else_finishes(tmp_p
     import os
 
     from mira_math.eval import runner
+    from mira_math.eval.rundir import writer
     from mira_math.eval.runner import RunConfig, Selection, data_files, load_data, run
     from mira_math.eval.solvers import ReferenceSolver
     from mira_math.game.responders.rules import RulesResponder
@@ -140,7 +141,7 @@ def test_the_async_path_fsyncs_a_finished_line_while_nothing_else_finishes(tmp_p
         path = out / "transcripts.jsonl"
         synced_lines.append(path.read_text(encoding="utf-8").count("\n") if path.exists() else 0)
 
-    monkeypatch.setattr(runner.os, "fsync", fsync)
+    monkeypatch.setattr(writer.os, "fsync", fsync)
     monkeypatch.setattr(runner, "SYNC_EVERY_S", 0.05)
     saw = {}
 

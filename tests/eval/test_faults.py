@@ -762,12 +762,12 @@ def test_a_full_disk_is_exit_5_with_nothing_lost_and_a_resume_hint(tmp_path, mon
     import errno as errno_mod
 
     from mira_math.cli.main import main
-    from mira_math.eval import runner
+    from mira_math.eval.rundir import writer
 
     def full(self, line):
         raise OSError(errno_mod.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(runner.TranscriptLog, "write", full)
+    monkeypatch.setattr(writer.TranscriptLog, "write", full)
     code = main(["eval", "--solver", "noask", "--limit", "3", "--out", str(tmp_path / "run")])
     err = capsys.readouterr().err
     assert code == 5 and "nothing lost" in err and "--resume" in err and "Traceback" not in err
@@ -780,11 +780,11 @@ def test_sigterm_ends_a_run_like_ctrl_c_with_the_resume_hint(tmp_path):
 
     out = tmp_path / "run"
     code = ("import os, signal, sys\n"
-            "from mira_math.eval import runner\n"
-            "real = runner.TranscriptLog.write\n"
+            "from mira_math.eval.rundir import writer\n"
+            "real = writer.TranscriptLog.write\n"
             "def write(self, line):\n"
             "    real(self, line); os.kill(os.getpid(), signal.SIGTERM)\n"
-            "runner.TranscriptLog.write = write\n"
+            "writer.TranscriptLog.write = write\n"
             "from mira_math.cli.main import main\n"
             "sys.exit(main(sys.argv[1:]))\n")
     proc = subprocess.run([sys.executable, "-c", code, "eval", "--solver", "noask", "--limit", "5",

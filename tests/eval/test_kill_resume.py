@@ -25,7 +25,7 @@ import pytest
 
 import mira_math.eval.solvers
 from mira_math.eval.runner import TRANSCRIPTS
-from mira_math.eval.score_output import scores_csv, scores_document
+from mira_math.eval.scores_file import scores_csv, scores_document
 from mira_math.eval.scoring import score
 from mira_math.eval.solvers import ReferenceSolver
 from mira_math.cli.main import main

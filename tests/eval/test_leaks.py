@@ -28,7 +28,7 @@ from mira_math.eval.backends.base import Completion
 from mira_math.game.episode import Episode
 from mira_math.game.prompts import FINAL_TEMPLATE, LEFT_TEMPLATE, REPLY_TEMPLATE
 from mira_math.game.protocol import DECLINE_TEXT
-from mira_math.game.responders.base import ResponderTurn
+from mira_math.game.responders.base import ResponderCall
 from mira_math.eval.llm_responder import LLMResponder
 from mira_math.game.responders.rules import RulesResponder
 from mira_math.game.slots import families, line_slot, mentioned_slots
@@ -219,7 +219,7 @@ def _run_rules() -> Dict[str, list]:
         for category, templates in CORPUS.items():
             for template in templates:
                 request = ctx.fill(template)
-                (result,) = responder.respond([ResponderTurn(list(inst.responder), request, inst.family, 0)])
+                (result,) = responder.respond([ResponderCall(list(inst.responder), request, inst.family, 0)])
                 runs.append((inst, ctx, category, request, result))
     return runs
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from mira_math.eval import runner, validated
-from mira_math.eval.runner import RunError, load_data
+from mira_math.eval import selection, validated
+from mira_math.eval.selection import RunError, load_data
 from mira_math.generators.schema import DataError, read_jsonl
 from mira_math.generators.layout import DEFAULT_RELEASE
 
@@ -58,7 +58,7 @@ def test_bytes_that_differ_from_the_stamped_ones_are_refused(data, monkeypatch):
     load_data([data])
     stamped = validated.file_sha256(data)
     data.write_bytes(data.read_bytes().replace(b"P(H)", b"P(G)", 1))
-    monkeypatch.setattr(runner, "file_sha256", lambda path: stamped)
+    monkeypatch.setattr(selection, "file_sha256", lambda path: stamped)
     with pytest.raises(RunError, match="changed while it was checked"):
         load_data([data])
 
@@ -101,11 +101,11 @@ def test_the_first_eval_after_generate_skips_the_validator(tmp_path, monkeypatch
     """generate validated every instance as it built it, and reads each line back through the
     schema: the bytes it wrote are stamped, so the first eval over them validates nothing."""
     out = _generated(tmp_path, monkeypatch)
-    files = runner.data_files(None, out, out)
+    files = selection.data_files(None, out, out)
     assert len(files) == 2 and all(validated.is_validated(validated.file_sha256(f)) for f in files)
     calls = _count_validations(monkeypatch)
-    selection = load_data(files)
-    assert calls == [] and len(selection.instances) == 18
+    loaded = load_data(files)
+    assert calls == [] and len(loaded.instances) == 18
 
 
 def test_a_generated_file_edited_afterwards_is_validated_in_full(tmp_path, monkeypatch):
@@ -138,7 +138,7 @@ def test_verify_stamps_the_release_it_regenerated_but_not_a_file_changed_since(t
 
     out = _generated(tmp_path, monkeypatch)
     monkeypatch.setenv(validated.CACHE_ENV, str(tmp_path / "fresh-clone-cache"))
-    files = runner.data_files(None, out, out)
+    files = selection.data_files(None, out, out)
     assert not any(validated.is_validated(validated.file_sha256(f)) for f in files)
     assert main(["verify", str(out)]) == 0
     assert all(validated.is_validated(validated.file_sha256(f)) for f in files)

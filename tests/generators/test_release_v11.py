@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 
-from mira_math.game.responders.base import ResponderTurn
+from mira_math.game.responders.base import ResponderCall
 from mira_math.game.responders.rules import decide
 from mira_math.generators import registry
 from mira_math.generators.build import answer_denominator, instance_keys
@@ -38,7 +38,7 @@ def test_tomography_responder_holds_every_resolving_cell(instances):
         assert [h.slot for h in inst.hints] == resolving
         several += len(resolving) > 1
         for h in inst.hints:  # the rules responder offers each held cell when asked for it
-            turn = ResponderTurn(inst.responder, f"What is the value of {h.slot}?", inst.family, 0)
+            turn = ResponderCall(inst.responder, f"What is the value of {h.slot}?", inst.family, 0)
             assert decide(turn).quoted_constraint == h.constraint
     assert several > 100  # v1.0 held one cell where 123 of 150 had several
 

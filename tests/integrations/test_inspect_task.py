@@ -26,7 +26,8 @@ from inspect_ai.model import get_model  # noqa: E402
 
 from mira_math.eval.scoring import group_metrics, instance_stats  # noqa: E402
 from mira_math.game.prompts import system_prompt  # noqa: E402
-from mira_math.integrations.common import instance_info, release_instances, stats_from_dict  # noqa: E402
+from mira_math.eval.rundir import InstanceInfo  # noqa: E402
+from mira_math.integrations.common import release_instances, stats_from_dict  # noqa: E402
 from mira_math.integrations.inspect_task import STATS, TRANSCRIPT, mira, mira_type_b  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -67,7 +68,7 @@ def test_inspect_scores_equal_mira_eval(spec, release, tmp_path):
         score = samples[tid].scores["mira_verifier"]
         assert score.value == ("C" if row["verdict"]["correct"] else "I"), tid
         assert plain(samples[tid].metadata[TRANSCRIPT]) == plain(row), tid
-    native_stats = [instance_stats(row, instance_info(release[tid])) for tid, row in native.items()]
+    native_stats = [instance_stats(row, InstanceInfo.of(release[tid])) for tid, row in native.items()]
     ours = [stats_from_dict(samples[tid].scores["mira_verifier"].metadata[STATS]) for tid in native]
     assert sorted(ours, key=lambda s: s.key) == sorted(native_stats, key=lambda s: s.key)
     expected = group_metrics(native_stats)

@@ -9,7 +9,8 @@ import shutil
 
 import pytest
 
-from mira_math.eval.scoring import ScoringError, group_runs, load_run, resolve_data_file
+from mira_math.eval.rundir import resolve_data_file
+from mira_math.eval.scoring import ScoringError, group_runs, load_run
 from mira_math.eval.view import build, store
 from mira_math.eval.view.build import DEFAULT_CHUNK_ROWS, TRACE_CODES, ViewError, build_view, js_literal
 from mira_math.cli.main import main
@@ -208,7 +209,7 @@ def test_pages_end_at_their_byte_bound_and_the_index_says_where(demo_runs, tmp_p
 
 
 def _info(tid, seed_set, difficulty=1):
-    from mira_math.eval.scoring import InstanceInfo
+    from mira_math.eval.rundir import InstanceInfo
 
     return InstanceInfo(seed_set, tid, "fam", "A", difficulty, None, frozenset({"x = 1"}))
 

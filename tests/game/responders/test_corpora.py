@@ -14,7 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpora import FIXED_ALL_TYPE_A, FORMS, WRAPPERS, leak_corpus, precise_corpus  # noqa: E402
-from mira_math.game.responders.base import ResponderTurn  # noqa: E402
+from mira_math.game.responders.base import ResponderCall  # noqa: E402
 from mira_math.game.responders.rules import decide  # noqa: E402
 from mira_math.generators import registry  # noqa: E402
 
@@ -25,7 +25,7 @@ def instances(release_instances):
 
 
 def _decide(inst, text):
-    return decide(ResponderTurn(list(inst.responder), text, inst.family, seed=0))
+    return decide(ResponderCall(list(inst.responder), text, inst.family, seed=0))
 
 
 def test_precise_corpus_offered_with_no_wrong_slot(instances):
@@ -129,9 +129,9 @@ def test_several_held_cells_each_offered_alone():
     lines = ["cell (0,1) = 1", "cell (2,2) = 0", "cell (1,0) = 1"]
     for line in lines:
         slot = line.split(" =")[0]
-        result = decide(ResponderTurn(lines, f"What is {slot}?", "discrete_tomography", 0))
+        result = decide(ResponderCall(lines, f"What is {slot}?", "discrete_tomography", 0))
         assert result.quoted_constraint == line
-    both = decide(ResponderTurn(lines, "What are cell (0,1) and cell (2,2)?", "discrete_tomography", 0))
+    both = decide(ResponderCall(lines, "What are cell (0,1) and cell (2,2)?", "discrete_tomography", 0))
     assert both.decision == "decline"
 
 

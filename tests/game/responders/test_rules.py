@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from mira_math.game.protocol import DECLINE_TEXT
-from mira_math.game.responders.base import ResponderTurn
+from mira_math.game.responders.base import ResponderCall
 from mira_math.game.responders.rules import RulesResponder, decide
 from mira_math.game.slots import line_slot, mentioned_slots
 from mira_math.generators import registry
@@ -19,8 +19,8 @@ def _instances(family: str, n: int = 5):
     return list(read_jsonl(RELEASE / data_path(family)))[:n]
 
 
-def _turn(inst, request: str) -> ResponderTurn:
-    return ResponderTurn(list(inst.responder), request, inst.family, seed=0)
+def _turn(inst, request: str) -> ResponderCall:
+    return ResponderCall(list(inst.responder), request, inst.family, seed=0)
 
 
 @pytest.mark.parametrize("family", registry.names())
