@@ -20,7 +20,7 @@ from mira_math.game.slots import families as notation_families
 from mira_math.generators import registry
 from mira_math.generators.capacity import load_table
 from mira_math.generators.layout import CARD_SOURCE, DEFAULT_RELEASE, data_path
-from tests.game.responders.corpora import ALIASES, FORMS
+from tests.game.responders.corpora import _TARGET_FIXED, _TARGET_RE, ALIASES, FORMS
 
 ROOT = Path(__file__).resolve().parents[2]
 FAMILY_DIR = ROOT / "mira_math" / "generators" / "families"
@@ -34,7 +34,7 @@ FIRST_FAMILIES = frozenset((
     "discrete_tomography", "eigenvector_missing_entry", "laplace_grid",
     "linear_system_missing_coeff", "markov_missing_transition", "poly_interpolation",
     "portfolio_variance_missing_corr", "steady_state_missing_emission"))
-GENERATE = "mira-math generate --overwrite --out mira-math"
+GENERATE = "mira-math generate"          # rewrites the committed release folder
 CAPACITY = "python -m mira_math.generators.capacity --families {name}"
 
 
@@ -89,6 +89,9 @@ def missing_pieces(name: str) -> List[str]:
                         (ALIASES, "ALIASES (whole natural-language requests)")):
         if name not in table:
             missing.append(f"corpus rows: {what} in tests/game/responders/corpora.py")
+    if name not in _TARGET_FIXED and name not in _TARGET_RE:
+        missing.append("corpus rows: the target the corpus names (_TARGET_FIXED, or _TARGET_RE to read it from "
+                       "the question) in tests/game/responders/corpora.py")
     if name not in load_table():
         missing.append(f"capacity row in mira_math/generators/capacity.json: run {CAPACITY.format(name=name)}")
     card = CARD_SOURCE.read_text(encoding="utf-8")
@@ -98,8 +101,7 @@ def missing_pieces(name: str) -> List[str]:
     if name not in FIRST_FAMILIES and not re.search(rf"\b{name}\b", _changelog()):
         missing.append(f"changelog: a line naming {name} under '## Changelog' of {CARD_SOURCE.name}")
     if not (DEFAULT_RELEASE / data_path(name)).is_file():
-        missing.append(f"release file {DEFAULT_RELEASE.name}/{data_path(name)}: bump GENERATOR_VERSION, "
-                       f"then run {GENERATE}")
+        missing.append(f"release file {DEFAULT_RELEASE.name}/{data_path(name)}: run {GENERATE}")
     return missing
 
 
@@ -114,6 +116,6 @@ def test_an_unfinished_family_is_told_everything_at_once(monkeypatch):
     monkeypatch.setattr(registry, "TYPE_A", registry.TYPE_A + ("toy_family",))
     missing = missing_pieces("toy_family")
     wanted = ["module", "notation:", "notation doc:", "test module", "corpus rows: FORMS", "corpus rows: ALIASES",
-              "capacity row", "card tables", "changelog", "release file"]
+              "corpus rows: the target", "capacity row", "card tables", "changelog", "release file"]
     assert [next((w for w in wanted if m.startswith(w)), m) for m in missing] == wanted
     assert missing_pieces("moment_problem") == []
