@@ -30,6 +30,7 @@ from mira_math.eval.backends.base import Completion, FatalBackendError, RateLimi
 from mira_math.eval.backends.registry import capabilities_of
 from mira_math.eval.rundir import LOCK, MANIFEST, TRANSCRIPTS, RunDirError, read_manifest
 from mira_math.eval.redact import redact_argv, redact_obj
+from mira_math.eval.model_revision import with_revisions  # the weights' revision (Issue 33)
 from mira_math.game.episode import Episode
 from mira_math.game.prompts import check_fewshot_disjoint, prompt_hash
 from mira_math.game.protocol import PROTOCOL_VERSION
@@ -836,7 +837,7 @@ def run(out: Path, selection: Selection, config: RunConfig, solver: Any, respond
     config.prompt_hash = config.prompt_hash or prompt_hash(config.regime)
     config.dataset_checksum = config.dataset_checksum or selection.checksum
     config.backend = config.backend or redact_obj(_backend_params(solver, responder))
-    models = redact_obj({"solver": solver.describe(), "responder": responder.describe()})  # no secrets
+    models = redact_obj(with_revisions({"solver": solver.describe(), "responder": responder.describe()}))
     argv = redact_argv(argv)
     out.mkdir(parents=True, exist_ok=True)
     lock = RunLock(out)
