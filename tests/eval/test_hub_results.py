@@ -20,6 +20,10 @@ if not hasattr(hub, "parse_eval_result_entries"):
 from mira_math.generators import publish as publishing  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
+# The Hub's .eval_results entry (hub-docs eval-results.md and eval_results.yaml): every key it knows
+ENTRY_FIELDS = {"dataset", "value", "verifyToken", "date", "source", "evaluation_framework", "notes"}
+DATASET_FIELDS = {"id", "task_id", "config", "split", "revision"}
+SOURCE_FIELDS = {"url", "name", "user", "org"}
 RELEASE = ROOT / "mira-math"
 
 
@@ -55,6 +59,11 @@ def test_score_writes_eval_results_that_the_hub_reads(runs, tmp_path):
     assert entry.date and entry.date.endswith("Z") and "solver reference" in entry.notes
     # nothing huggingface_hub's schema lacks but the spec's optional evaluation_framework
     (raw,) = data
+    assert set(raw) <= ENTRY_FIELDS and {"dataset", "value"} <= set(raw)
+    assert set(raw["dataset"]) <= DATASET_FIELDS and {"id", "task_id"} <= set(raw["dataset"])
+    assert set(raw["source"]) <= SOURCE_FIELDS and "url" in raw["source"]
+    registered = yaml.safe_load(publishing.eval_yaml("1.1.0"))
+    assert raw["evaluation_framework"] == registered["evaluation_framework"]   # as eval.yaml declares
     assert raw.pop("evaluation_framework") == "mira-math"
     assert hub.eval_result_entries_to_yaml([entry]) == data
     assert "responder rules" in entry.notes and "protocol 1." in entry.notes
