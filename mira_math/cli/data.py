@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
@@ -125,6 +126,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
         made = make_commitment(files)
         write_atomic(beside(out, "secret"), dumps(made["secret"]))
+        os.chmod(beside(out, "secret"), 0o600)     # the salt and seeds: the owner's eyes only
         write_atomic(beside(out, "commitment"), dumps(made["commitment"]))
         print(f"wrote {beside(out, 'commitment')} (public now) and {beside(out, 'secret')} "
               f"(private until `mira-math reveal {out}`)")

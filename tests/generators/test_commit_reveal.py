@@ -116,3 +116,19 @@ def test_score_marks_a_committed_unrevealed_split(committed, tmp_path):
     assert _cli("reveal", str(committed)).returncode == 0
     out = _cli("score", str(run))
     assert out.returncode == 0 and "COMMITTED, NOT REVEALED" not in out.stdout
+
+
+def test_a_malformed_commitment_is_one_line_naming_the_file(committed, tmp_path, capsys):
+    assert main(["reveal", str(committed)]) == 0
+    bad = tmp_path / "bad.commitment.json"
+    for text in ("{not json", json.dumps({"kind": "something else"}),
+                 json.dumps({"kind": "mira-math split commitment", "files": []})):
+        bad.write_text(text)
+        capsys.readouterr()
+        assert main(["verify", "--commitment", str(bad), str(committed)]) != 0
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and str(bad) in err[0] and "Traceback" not in err[0]
+
+
+def test_the_secret_is_private_to_its_owner(committed):
+    assert beside(committed, "secret").stat().st_mode & 0o077 == 0
