@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 from mira_math.common.errors import MiraError
-from mira_math.generators.release import CHECKSUMS, RELEASE_INFO, read_release_info, verify_release
+from mira_math.generators.card import REPO_PLACEHOLDER
+from mira_math.generators.release import CHECKSUMS, RELEASE_INFO, read_release_info, verify_release, with_repo_id
 
 COMMITMENT_KIND = "mira-math split commitment"
 REVEAL_KIND = "mira-math split reveal"
@@ -130,20 +131,24 @@ def check_commitment(folder: Path, commitment: dict, revealed: dict) -> List[str
     """Problems proving ``folder`` is the split ``commitment`` was made for: every committed
     file present with its sha256 and no other file, the revealed seed material equal to the
     folder's ``release_info.json`` and hashing (with the salt) to the committed value, and
-    the folder regenerating byte for byte from those seeds. Empty when it matches."""
+    the folder regenerating byte for byte from those seeds. A copy published under a Hub repo
+    id is compared as it was before ``publish`` wrote the id in. Empty when it matches."""
     folder = Path(folder)
     problems: List[str] = []
     committed: Dict[str, str] = commitment["files"]
+    present = {p.relative_to(folder).as_posix(): p.read_bytes()
+               for p in sorted(folder.rglob("*")) if p.is_file()}
+    present = {rel: data for rel, data in present.items() if not rel.startswith(".")}
+    # a published copy names its Hub repo in the card and croissant.json (and so in the
+    # manifest): compared as the unpublished bytes it was committed as; data files are untouched
+    present = with_repo_id(present, REPO_PLACEHOLDER)
     for rel, digest in sorted(committed.items()):
         path = folder / rel
-        if not path.is_file():
+        if rel not in present:
             problems.append(f"{path}: committed but missing")
-        elif hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+        elif hashlib.sha256(present[rel]).hexdigest() != digest:
             problems.append(f"{path}: sha256 differs from the commitment")
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        rel = path.relative_to(folder).as_posix()
-        if rel not in committed and not rel.startswith("."):
-            problems.append(f"{path}: not in the commitment")
+    problems += [f"{folder / rel}: not in the commitment" for rel in sorted(present) if rel not in committed]
     material = revealed["seed_material"]
     if seed_hash(material, revealed["salt"]) != commitment["seed_commitment"]:
         problems.append("the revealed seed material and salt do not hash to the committed seed_commitment")

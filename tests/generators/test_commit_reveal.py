@@ -132,3 +132,24 @@ def test_a_malformed_commitment_is_one_line_naming_the_file(committed, tmp_path,
 
 def test_the_secret_is_private_to_its_owner(committed):
     assert beside(committed, "secret").stat().st_mode & 0o077 == 0
+
+
+def test_a_published_and_downloaded_split_verifies_against_its_commitment(committed, tmp_path, capsys):
+    """commit -> reveal -> publish (staged) -> download layout -> verify --commitment."""
+    commitment = beside(committed, "commitment")
+    assert main(["reveal", str(committed)]) == 0
+    download = tmp_path / "download"
+    assert main(["publish", "--repo-id", "owner/secret-2027", "--dry-run", "--dir", str(committed),
+                 "--stage", str(download)]) == 0
+    (download / ".gitattributes").write_text("*.jsonl filter=lfs diff=lfs merge=lfs -text\n")
+    (download / ".cache" / "huggingface").mkdir(parents=True)
+    (download / ".cache" / "huggingface" / ".gitignore").write_text("*\n")
+    reveal = beside(committed, "reveal")
+    capsys.readouterr()
+    # the published card and croissant.json name the repo: compared as committed, before the id
+    assert main(["verify", "--commitment", str(commitment), "--reveal", str(reveal), str(download)]) == 0
+    assert "matches byte for byte" in capsys.readouterr().out
+    readme = download / "README.md"      # any other change to the card still fails
+    readme.write_text(readme.read_text(encoding="utf-8").replace("MIRA-Math", "MIRA-Meth", 1), encoding="utf-8")
+    assert main(["verify", "--commitment", str(commitment), "--reveal", str(reveal), str(download)]) == 1
+    assert "README.md: sha256 differs" in capsys.readouterr().out
