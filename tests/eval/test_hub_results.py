@@ -18,13 +18,14 @@ if not hasattr(hub, "parse_eval_result_entries"):
     pytest.skip("huggingface_hub without the .eval_results helpers", allow_module_level=True)
 
 from mira_math.generators import publish as publishing  # noqa: E402
+from mira_math.generators.layout import DEFAULT_RELEASE  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 # The Hub's .eval_results entry (hub-docs eval-results.md and eval_results.yaml): every key it knows
 ENTRY_FIELDS = {"dataset", "value", "verifyToken", "date", "source", "evaluation_framework", "notes"}
 DATASET_FIELDS = {"id", "task_id", "config", "split", "revision"}
 SOURCE_FIELDS = {"url", "name", "user", "org"}
-RELEASE = ROOT / "mira-math"
+RELEASE = DEFAULT_RELEASE
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
