@@ -6,7 +6,7 @@ Rows are the dicts that ``datasets.load_dataset`` returns (``latent`` as JSON te
 :class:`mira_math.generators.schema.Instance` too.
 
     >>> from datasets import load_dataset
-    >>> row = load_dataset("mira-math", "type_b", split="test")[0]   # from the repository root
+    >>> row = load_dataset(str(RELEASE_PATH), "type_b", split="test")[0]   # from any directory
     >>> messages = initial_messages(row)                              # system + problem
     >>> respond(row, "REQUEST: What is the value of c?")["shown"]     # the rules responder
     >>> score_answer(row, "... ANSWER: 3/7")                          # 1.0 or 0.0
@@ -36,6 +36,10 @@ from mira_math.generators.layout import DEFAULT_RELEASE, SPLIT
 from mira_math.generators.schema import Instance, decode_latent, encode_latent, instance_from_dict
 
 LOCAL_RELEASE = DEFAULT_RELEASE
+#: the absolute path of the release bundled with this package (the checkout's ``mira-math/``,
+#: or an installed wheel's copy): ``load_dataset(str(mira_math.RELEASE_PATH), "type_b")``
+#: works from any working directory
+RELEASE_PATH: Path = DEFAULT_RELEASE.resolve()
 
 Row = Union[Mapping[str, Any], Instance]
 Message = Dict[str, str]
@@ -47,8 +51,10 @@ def load(config: str = DEFAULT_CONFIG, split: str = SPLIT, revision: Optional[st
          source: Union[str, Path, None] = None, **load_kwargs: Any):
     """``datasets.Dataset`` of ``config`` with ``latent`` decoded to a dict (fractions as
     ``Fraction``) on access. ``source``: a release folder or a Hub repo id ``OWNER/NAME``;
-    default: the ``mira-math/`` folder of this checkout. Other keyword arguments go to
-    ``datasets.load_dataset`` (``cache_dir``, ...)."""
+    default: :data:`RELEASE_PATH`. A folder is passed to ``datasets`` as its absolute path (its
+    cache key: two folders never share cached rows); a bare name that is no folder here is
+    refused, since ``datasets`` would answer it from any cached dataset of that name. Other
+    keyword arguments go to ``datasets.load_dataset`` (``cache_dir``, ...)."""
     require("mira_math.load", "hub", "datasets")   # one line naming the extra, not a bare ImportError
     from datasets import load_dataset
 
@@ -67,7 +73,7 @@ def load(config: str = DEFAULT_CONFIG, split: str = SPLIT, revision: Optional[st
             raise ValueError("no local release folder: pass source='OWNER/NAME' (a Hub repo) "
                              "or a folder")
         source = LOCAL_RELEASE
-    dataset = load_dataset(str(source), config, split=split, revision=revision, **load_kwargs)
+    dataset = load_dataset(_dataset_path(source), config, split=split, revision=revision, **load_kwargs)
 
     def decode(batch: Dict[str, list]) -> Dict[str, list]:
         if "latent" in batch:
@@ -75,6 +81,20 @@ def load(config: str = DEFAULT_CONFIG, split: str = SPLIT, revision: Optional[st
         return batch
 
     return dataset.with_transform(decode)
+
+
+def _dataset_path(source: Union[str, Path]) -> str:
+    """What ``load_dataset`` gets: a folder's absolute path, or a Hub id ``OWNER/NAME``."""
+    import re
+
+    path = Path(source).expanduser()
+    if path.is_dir():
+        return str(path.resolve())
+    text = str(source)
+    if isinstance(source, str) and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*", text):
+        return text
+    raise ValueError(f"source {text!r}: no such folder, and not a Hub repo id OWNER/NAME "
+                     f"(a bare name would be answered from any cached dataset of that name)")
 
 
 def _did_you_mean(word: str, choices: Sequence[str]) -> str:
@@ -211,6 +231,7 @@ def run_episode(row: Row, chat: Callable[[List[Message]], str], regime: str = "z
     return asdict(ep.transcript)
 
 
-__all__ = ["__version__", "DEFAULT_CONFIG", "SPLIT", "MissingExtra", "RowError", "budget", "card_metadata", "configs",
+__all__ = ["__version__", "DEFAULT_CONFIG", "RELEASE_PATH", "SPLIT",
+           "MissingExtra", "RowError", "budget", "card_metadata", "configs",
            "extract_answer", "features", "initial_messages", "instance", "load", "render_readme",
            "respond", "run_episode", "score_answer", "verify"]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
@@ -90,7 +91,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
     if not public and args.out is None:
         print("mira-math generate: a held-out seed set needs --out DIR", file=sys.stderr)
         return 2
-    seed_set = PUBLIC if public else SeedSet.named(args.seed_set)
+    if args.commit and public:
+        print("mira-math generate: --commit needs a held-out --seed-set NAME (the public release "
+              "is public)", file=sys.stderr)
+        return 2
+    if args.commit:   # a random master seed: the name alone must not regenerate a private split
+        from mira_math.generators.commitment import random_master_seed
+
+        seed_set = SeedSet(args.seed_set, random_master_seed())
+    else:
+        seed_set = PUBLIC if public else SeedSet.named(args.seed_set)
     out = args.out or DEFAULT_RELEASE
     restore_release(out, "generate")
     if args.out is not None:
@@ -104,7 +114,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     with _progress(total, "generate") as bar:
         try:
             files = render_release(seed_set, args.per_type, families, args.difficulties,
-                                   progress=lambda: bar.update(1), disjoint_from=disjoint_from)
+                                   progress=lambda: bar.update(1), disjoint_from=disjoint_from,
+                                   commit_reveal=args.commit)
         except GenerationError as err:   # past a family's capacity: one line, nothing written
             print(f"mira-math generate: {err}; nothing written", file=sys.stderr)
             return 1
@@ -112,6 +123,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from mira_math.eval.validated import mark_generated
 
     mark_generated(files)    # the first eval over these bytes need not validate them again
+    if args.commit:
+        from mira_math.common.atomic import write_atomic
+        from mira_math.generators.commitment import beside, dumps, make_commitment
+
+        made = make_commitment(files)
+        write_atomic(beside(out, "secret"), dumps(made["secret"]))
+        os.chmod(beside(out, "secret"), 0o600)     # the salt and seeds: the owner's eyes only
+        write_atomic(beside(out, "commitment"), dumps(made["commitment"]))
+        print(f"wrote {beside(out, 'commitment')} (public now) and {beside(out, 'secret')} "
+              f"(private until `mira-math reveal {out}`)")
     print(f"wrote {total} instances of {len(families)} families to {out} "
           f"(seed set {seed_set.name}" + (f", disjoint from {len(disjoint_from)} split(s))"
                                           if disjoint_from else ")"))
@@ -186,6 +207,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from mira_math.generators.release import read_release_info, verify_release
 
     restore_release(args.dir, "verify")
+    if args.commitment is not None:
+        return _verify_commitment(args)
     info = read_release_info(args.dir)
     with _progress(int(info.get("total", 0)), "verify") as bar:
         report = verify_release(args.dir, progress=lambda: bar.update(1))
@@ -202,6 +225,31 @@ def cmd_verify(args: argparse.Namespace) -> int:
               f"{args.dir / 'CHECKSUMS.sha256'}")
         return 0
     return 1
+
+
+def _verify_commitment(args: argparse.Namespace) -> int:
+    """``verify --commitment FILE DIR``: the revealed split is the one committed to."""
+    from mira_math.generators.commitment import beside, check_commitment, read_commitment, read_reveal
+
+    reveal_path = args.reveal or beside(args.dir, "reveal")
+    problems = check_commitment(args.dir, read_commitment(args.commitment), read_reveal(reveal_path))
+    for p in problems:
+        print(f"FAIL {p}")
+    if problems:
+        return 1
+    print(f"verified {args.dir} against {args.commitment}: every committed file matches byte for byte, "
+          f"the revealed seeds ({reveal_path}) hash to the commitment and regenerate the split")
+    return 0
+
+
+def cmd_reveal(args: argparse.Namespace) -> int:
+    from mira_math.generators.commitment import reveal
+
+    restore_release(args.dir, "reveal")
+    out = reveal(args.dir)
+    print(f"wrote {out}: publish it with the split; anyone can then run "
+          f"`mira-math verify --commitment {args.dir.name}.commitment.json {args.dir}`")
+    return 0
 
 
 def cmd_check_disjoint(args: argparse.Namespace) -> int:
@@ -245,11 +293,14 @@ def cmd_check_disjoint(args: argparse.Namespace) -> int:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from mira_math.generators.publish import plan, publish
+    from mira_math.generators.publish import plan, publish, stage
 
     restore_release(args.dir, "publish")
     the_plan = plan(args.dir, args.repo_id, args.tag, args.private)
     print(the_plan.describe())
+    if args.stage is not None:
+        written = stage(args.dir, args.repo_id, args.stage)
+        print(f"staged {len(written)} files in {args.stage} (exactly what publishing uploads)")
     if args.dry_run:
         print("dry run: nothing uploaded")
         return 0
@@ -327,6 +378,9 @@ def add_commands(sub) -> None:
                         "release_info.json is read; the splits are regenerated from seeds)")
     g.add_argument("--overwrite", action="store_true",
                    help="replace a non-empty --out folder (stale files included)")
+    g.add_argument("--commit", action="store_true",
+                   help="held-out split kept private: a random master seed, and beside --out DIR a "
+                        "public DIR.commitment.json and a private DIR.secret.json (`mira-math reveal`)")
     g.set_defaults(func=cmd_generate)
 
     v = sub.add_parser("validate", help="re-run every validity check on JSONL files or release folders")
@@ -338,7 +392,17 @@ def add_commands(sub) -> None:
     r.add_argument("dir", nargs="?", type=Path, default=DEFAULT_RELEASE, metavar="DIR",
                    help="release folder (default: the committed mira-math/ release); an imported "
                         "reference folder is checked against its checksums and read strictly")
+    r.add_argument("--commitment", type=Path, default=None, metavar="FILE",
+                   help="prove DIR is the split FILE (a DIR.commitment.json) committed to, with the "
+                        "revealed seeds (--reveal, default DIR.reveal.json)")
+    r.add_argument("--reveal", type=Path, default=None, metavar="FILE",
+                   help="the reveal record (default: DIR.reveal.json beside DIR)")
     r.set_defaults(func=cmd_verify)
+
+    rv = sub.add_parser("reveal", help="publish a committed split's seeds: write DIR.reveal.json "
+                        "after checking DIR still matches DIR.commitment.json")
+    rv.add_argument("dir", type=Path, metavar="DIR", help="a split made with generate --commit")
+    rv.set_defaults(func=cmd_reveal)
 
     c = sub.add_parser("check-disjoint", help="prove splits share no complete problem or solver "
                        "view (every pair of the folders given)")
@@ -353,7 +417,9 @@ def add_commands(sub) -> None:
     p.add_argument("--repo-id", required=True, metavar="OWNER/NAME", help="the Hub dataset repo")
     p.add_argument("--tag", metavar="vX.Y.Z", help="tag the upload commit; an existing tag is refused")
     p.add_argument("--private", action="store_true", help="create the repo as private")
-    p.add_argument("--dry-run", action="store_true", help="list files and the commit; upload nothing")
+    p.add_argument("--dry-run", action="store_true", help="list every file of every commit; upload nothing")
+    p.add_argument("--stage", type=Path, default=None, metavar="DIR",
+                   help="also write exactly the files that would be uploaded into DIR (new or empty)")
     p.add_argument("--dir", type=Path, default=DEFAULT_RELEASE,
                    help="release folder (default: the committed mira-math/ release)")
     p.set_defaults(func=cmd_publish)

@@ -195,6 +195,12 @@ def cmd_score(args: argparse.Namespace) -> int:
     scores = score(args.run_dirs)
     written = write_scores(scores, args.out)
     print(render_table(scores, prices_from(args)), end="")
+    from mira_math.eval.hub_results import committed_unrevealed
+
+    for s in scores:   # commit-reveal (Issue 33): results on a split nobody can check yet
+        hidden = committed_unrevealed(s.run)
+        if hidden:
+            print(f"COMMITTED, NOT REVEALED {s.label}: {hidden}")
     if written:
         print("wrote " + ", ".join(str(p) for p in written))
     merged = [s.label for s in scores if len(s.run.dirs) > 1 and args.out is None]

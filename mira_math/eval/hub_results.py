@@ -4,9 +4,12 @@ carries (``mira-math score --eval-results DIR``), so scores can feed the dataset
 
 The ``.eval_results`` entry is huggingface_hub's ``EvalResultEntry`` as its
 ``eval_result_entries_to_yaml`` writes it (``dataset: {id, task_id[, revision]}``, ``value``,
-``date``, ``source: {url, name}``, ``notes``); tests parse these files back with
-``parse_eval_result_entries``. Task ids are the tasks ``eval.yaml`` declares
-(:data:`mira_math.generators.publish.EVAL_TASKS`: the configs ``all``, ``type_a``,
+``date``, ``source: {url, name}``, ``notes``) plus the Hub spec's optional
+``evaluation_framework`` (``mira-math``, as ``eval.yaml`` declares it); tests parse these files
+back with ``parse_eval_result_entries``. The spec has no fields for the responder, the protocol
+version or the model's revision, so ``notes`` carries them as ``key value`` pairs. Task ids
+are the tasks ``eval.yaml`` declares (:data:`mira_math.generators.hub_files.EVAL_TASKS`: the
+configs ``all``, ``type_a``,
 ``type_b``); the value is accuracy in [0, 1], 4 places.
 Only complete runs over a whole config of the public release qualify: a sample, a limit, an id
 list or a held-out split is not the benchmark's number (docs/decisions.md)."""
@@ -19,10 +22,12 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mira_math.eval.metrics import fixed
+from mira_math.eval.model_revision import revision_label
 from mira_math.eval.scoring import RunScores
 from mira_math.common.atomic import write_atomic
 from mira_math.generators.card import configs
-from mira_math.generators.publish import EVAL_TASKS
+from mira_math.generators.commitment import unrevealed
+from mira_math.generators.hub_files import EVAL_TASKS, FRAMEWORK_ID
 from mira_math.generators.seeds import PUBLIC
 
 EVAL_RESULTS_FOLDER = ".eval_results"
@@ -33,8 +38,35 @@ def _q(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def _release_folders(run: Any) -> List[Path]:
+    """The release folders a run's data files lie in (as its manifests record them)."""
+    from mira_math.generators.layout import RESOURCE_ROOT
+
+    folders: List[Path] = []
+    for m in run.manifests:
+        for f in (m.get("dataset") or {}).get("files", []):
+            path = Path(f) if Path(f).is_absolute() else RESOURCE_ROOT / f
+            folder = path.parent.parent.parent         # FOLDER/data/<family>/test.jsonl
+            if folder not in folders:
+                folders.append(folder)
+    return folders
+
+
+def committed_unrevealed(run: Any) -> Optional[str]:
+    """The line marking a run on a committed split whose seeds are not yet revealed
+    (``generate --commit``, ``mira-math reveal``); None otherwise."""
+    for folder in _release_folders(run):
+        line = unrevealed(folder)
+        if line:
+            return line
+    return None
+
+
 def task_id(run: Any) -> Tuple[Optional[str], str]:
     """(the config a run scored in full, else None; the reason it does not qualify)."""
+    hidden = committed_unrevealed(run)
+    if hidden:
+        return None, hidden
     if not run.complete:
         return None, f"incomplete ({run.missing} missing)"
     selection = run.get("selection") or {}
@@ -73,9 +105,20 @@ def entry(scores: RunScores, dataset_id: str, task: str, source_url: Optional[st
         out["date"] = started
     if source_url:
         out["source"] = {"url": source_url, "name": HARNESS_NAME}
-    out["notes"] = (f"solver {run.get('solver')}; responder {run.responder_label}; regime "
-                    f"{run.regime}; decoding {run.decoding}")
+    out["evaluation_framework"] = FRAMEWORK_ID
+    out["notes"] = notes(run)
     return out
+
+
+def notes(run: Any) -> str:
+    """The run's setup in ``key value`` pairs: solver, responder, protocol version, the solver
+    model's revision (Hub sha or ``sha256:``), regime, decoding."""
+    models = (run.manifests[0].get("models") or {}) if run.manifests else {}
+    protocol = run.get("protocol_version") or ((run.manifests[0].get("mira_math") or {}).get("protocol")
+                                               if run.manifests else None)
+    return (f"solver {run.get('solver')}; responder {run.responder_label}; protocol {protocol or 'unknown'}; "
+            f"model revision {revision_label(models.get('solver'))}; regime {run.regime}; "
+            f"decoding {run.decoding}")
 
 
 def render(entries: Sequence[Dict[str, Any]]) -> str:
@@ -90,6 +133,8 @@ def render(entries: Sequence[Dict[str, Any]]) -> str:
         if "source" in e:
             lines.append("  source:")
             lines += [f"    {k}: {_q(v)}" for k, v in e["source"].items()]
+        if "evaluation_framework" in e:
+            lines.append(f"  evaluation_framework: {_q(e['evaluation_framework'])}")
         lines.append(f"  notes: {_q(e['notes'])}")
     return "\n".join(lines) + "\n"
 

@@ -24,6 +24,7 @@ from typing import Any, Awaitable, Callable, Dict, Iterable, Iterator, List, Opt
 from mira_math.eval.backends.base import Completion, FatalBackendError, RateLimitStorm
 from mira_math.eval.errors import RunError, RunRateLimited, RunStopped
 from mira_math.eval.redact import redact_argv, redact_obj
+from mira_math.eval.model_revision import with_revisions  # the weights' revision (Issue 33)
 from mira_math.eval.rundir.files import TRANSCRIPTS
 from mira_math.eval.rundir.manifest import RunConfig
 from mira_math.eval.rundir.writer import RunLock, prepare_run_dir, sample_key, sample_of
@@ -281,7 +282,7 @@ def run(out: Path, selection: Selection, config: RunConfig, solver: Solver, resp
     config.prompt_hash = config.prompt_hash or prompt_hash(config.regime)
     config.dataset_checksum = config.dataset_checksum or selection.checksum
     config.backend = config.backend or redact_obj(_backend_params(solver, responder))
-    models = redact_obj({"solver": solver.describe(), "responder": responder.describe()})  # no secrets
+    models = redact_obj(with_revisions({"solver": solver.describe(), "responder": responder.describe()}))
     argv = redact_argv(argv)
     out.mkdir(parents=True, exist_ok=True)
     lock = RunLock(out)

@@ -1,5 +1,9 @@
 """Publishing a verified release folder to the Hugging Face Hub (``mira-math publish``).
 
+One commit holds every file: the data, ``release_info.json``, the card, ``croissant.json``,
+``eval.yaml`` (the public release only) and ``CHECKSUMS.sha256``, which lists all of them, so a
+downloaded copy verifies. ``publish --dry-run --stage DIR`` writes exactly those files into
+``DIR`` (tests lay them out as ``snapshot_download`` does and verify and evaluate them).
 Only tested against ``unittest.mock.create_autospec(HfApi)``: no test reaches the real Hub
 (there is no local Hub emulator, and upload calls validate the card online).
 """
@@ -7,7 +11,6 @@ Only tested against ``unittest.mock.create_autospec(HfApi)``: no test reaches th
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import tempfile
 from dataclasses import dataclass
@@ -15,6 +18,9 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from mira_math.common.errors import MiraError
+from mira_math.generators.hub_files import CROISSANT, EVAL_TASKS as EVAL_TASKS  # re-exported
+from mira_math.generators.hub_files import EVAL_YAML as EVAL_YAML  # re-exported
+from mira_math.generators.hub_files import eval_yaml as eval_yaml  # re-exported
 from mira_math.generators.release import read_release_info, verify_release, with_repo_id
 
 REPO_TYPE = "dataset"
@@ -35,11 +41,19 @@ class Plan:
     tag: Optional[str]
     private: bool
 
+    @property
+    def commits(self) -> List[Tuple[str, List[Tuple[str, int, str]]]]:
+        """Every commit publishing makes, in order, with its files: one, holding everything."""
+        return [(self.commit_message, list(self.files))]
+
     def describe(self) -> str:
-        lines = [f"repo: {self.repo_id} (dataset, {'private' if self.private else 'public'})",
-                 f"commit: {self.commit_message}"]
-        lines += [f"  {sha}  {size:>9}  {path}" for path, size, sha in self.files]
-        lines.append(f"{len(self.files)} files, {sum(f[1] for f in self.files)} bytes")
+        """Every file of every commit (what ``--stage DIR`` writes), then the tag."""
+        lines = [f"repo: {self.repo_id} (dataset, {'private' if self.private else 'public'})"]
+        commits = self.commits
+        for n, (message, files) in enumerate(commits, start=1):
+            lines.append(f"commit {n} of {len(commits)}: {message}")
+            lines += [f"  {sha}  {size:>9}  {path}" for path, size, sha in files]
+            lines.append(f"  {len(files)} files, {sum(f[1] for f in files)} bytes")
         lines.append(f"tag: {self.tag}" if self.tag else "tag: (none)")
         return "\n".join(lines)
 
@@ -91,25 +105,20 @@ def staged_files(folder: Path, repo_id: str) -> Dict[str, bytes]:
     return with_repo_id(files, repo_id)
 
 
-EVAL_YAML = "eval.yaml"
-EVAL_TASKS = ("all", "type_a", "type_b")   # task ids: dataset configs of the test split
-
-
-def eval_yaml(version: str) -> str:
-    """The dataset repository's ``eval.yaml``, the Hub's benchmark registration: the benchmark
-    and its tasks, each a config of the ``test`` split (``.eval_results`` entries, written by
-    ``mira-math score --eval-results``, name them as task ids)."""
-    description = ("Minimal information requesting in mathematical reasoning: a solver asks an "
-                   f"information holder for the one missing fact, then answers exactly (release {version}).")
-    lines = ['name: "MIRA-Math"', f"description: {json.dumps(description)}",
-             'evaluation_framework: "inspect-ai"', "tasks:"]
-    for task in EVAL_TASKS:
-        lines += [f'  - id: "{task}"', f'    config: "{task}"', '    split: "test"']
-    return "\n".join(lines) + "\n"
+def stage(folder: Path, repo_id: str, out: Path) -> List[str]:
+    """Write exactly the files publishing uploads into ``out`` (an empty or new folder);
+    returns their paths. ``verify out`` and ``eval --data out`` accept the result."""
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise PublishError(f"--stage {out}: must be a new or empty folder")
+    staged = staged_files(folder, repo_id)
+    for rel, data in staged.items():
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_bytes(data)
+    return list(staged)
 
 
 def publish(folder: Path, the_plan: Plan, api: Any = None) -> str:
-    """Create the repo (if needed), upload the folder as one commit, tag it. Returns the
+    """Create the repo (if needed), upload the folder as one commit (``eval.yaml`` in it), tag it. Returns the
     commit id. ``api`` defaults to ``HfApi()``, which takes ``HF_TOKEN`` or the usual login.
     A failing Hub call (offline, refused, a bad token) is one :class:`PublishError` naming
     the step; what was done before it is said, and publishing again repeats nothing twice
@@ -130,10 +139,6 @@ def publish(folder: Path, the_plan: Plan, api: Any = None) -> str:
         raise PublishError(f"{folder} changed since the plan was made; not publishing")
     hub.call("creating the repo", api.create_repo, the_plan.repo_id, repo_type=REPO_TYPE,
              private=the_plan.private, exist_ok=True)
-    registration = eval_yaml(read_release_info(folder)["generator_version"]).encode("utf-8")
-    hub.call("uploading eval.yaml", api.upload_file, path_or_fileobj=registration,
-             path_in_repo=EVAL_YAML, repo_id=the_plan.repo_id, repo_type=REPO_TYPE,
-             commit_message="eval.yaml: the benchmark's registration")
     with tempfile.TemporaryDirectory(prefix="mira-math-publish-") as tmp:
         for rel, data in staged.items():
             (Path(tmp) / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -143,7 +148,9 @@ def publish(folder: Path, the_plan: Plan, api: Any = None) -> str:
             repo_id=the_plan.repo_id, folder_path=tmp, repo_type=REPO_TYPE,
             commit_message=the_plan.commit_message,
             allow_patterns=[path for path, _, _ in the_plan.files],
-            delete_patterns=["data/**"],  # a family dropped from the folder leaves no stale file
+            # a family dropped from the folder leaves no stale file, and a held-out split
+            # published over the public release leaves no eval.yaml registering it
+            delete_patterns=["data/**", EVAL_YAML, CROISSANT],
         )
     if the_plan.tag:
         hub.call(f"tagging {the_plan.tag}", api.create_tag, the_plan.repo_id, tag=the_plan.tag,

@@ -5,6 +5,8 @@ Layout of a release folder::
     data/<family>/test.jsonl   one file per family, instances in release order
     release_info.json          generator version, seed set, master seed, counts
     README.md                  the Hub card: generated YAML (configs, features, sizes) + datasheet
+    croissant.json             Croissant 1.1 metadata with the responsible-AI fields
+    eval.yaml                  the Hub benchmark registration (the public release only)
     CHECKSUMS.sha256           ``sha256sum -c`` manifest of every other file
 """
 
@@ -24,6 +26,7 @@ from mira_math.generators import registry
 from mira_math.common.errors import MiraError
 from mira_math.generators.build import GENERATOR_VERSION, build_split, instance_keys
 from mira_math.generators.card import REPO_PLACEHOLDER, fill_repo_id, published_repo_id, render_readme
+from mira_math.generators.hub_files import CROISSANT, EVAL_YAML, croissant, eval_yaml, registers_benchmark
 from mira_math.generators.layout import DEFAULT_RELEASE as DEFAULT_RELEASE  # re-exported
 from mira_math.generators.layout import SPLIT as SPLIT  # re-exported
 from mira_math.generators.layout import data_path
@@ -49,8 +52,9 @@ def group_lines(instances: Iterable[Instance], progress: Optional[Callable[[], N
 
 def release_info(seed_set: SeedSet, per_type: Dict[str, int], files: Dict[str, bytes],
                  families: Sequence[str], difficulties: Sequence[int],
-                 disjoint_from: Sequence[dict] = ()) -> dict:
+                 disjoint_from: Sequence[dict] = (), commit_reveal: bool = False) -> dict:
     counts = {name: files[data_path(name)].count(b"\n") for name in families if data_path(name) in files}
+    extra = {"commit_reveal": True} if commit_reveal else {}   # generate --commit (Issue 33)
     return {
         "generator_version": GENERATOR_VERSION,
         "seed_set": seed_set.name,
@@ -61,6 +65,7 @@ def release_info(seed_set: SeedSet, per_type: Dict[str, int], files: Dict[str, b
         "disjoint_from": list(disjoint_from),
         "counts": counts,
         "total": sum(counts.values()),
+        **extra,
     }
 
 
@@ -115,13 +120,17 @@ def _split_keys(ref_text: str) -> frozenset:
 def render_release(seed_set: SeedSet, per_type: Dict[str, int], families: Sequence[str],
                    difficulties: Sequence[int] = (1, 2, 3),
                    progress: Optional[Callable[[], None]] = None,
-                   disjoint_from: Sequence[dict] = ()) -> Dict[str, bytes]:
-    """Every file of the release folder (card and checksums included), in memory."""
+                   disjoint_from: Sequence[dict] = (), commit_reveal: bool = False) -> Dict[str, bytes]:
+    """Every file of the release folder (card, croissant.json, eval.yaml for the public
+    release, and checksums included), in memory."""
     split = build_split(seed_set, per_type, families, difficulties, excluded_keys(disjoint_from))
     files = group_lines(split, progress)
-    info = release_info(seed_set, per_type, files, families, difficulties, disjoint_from)
+    info = release_info(seed_set, per_type, files, families, difficulties, disjoint_from, commit_reveal)
     files[RELEASE_INFO] = (json.dumps(info, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     files[README] = render_readme(info, files).encode("utf-8")
+    files[CROISSANT] = croissant(info, files).encode("utf-8")
+    if registers_benchmark(info):
+        files[EVAL_YAML] = eval_yaml(info["generator_version"]).encode("utf-8")
     files[CHECKSUMS] = manifest(files)
     return files
 
@@ -133,10 +142,13 @@ def with_repo_id(files: Dict[str, bytes], repo_id: str) -> Dict[str, bytes]:
     if README not in files:
         return dict(files)
     text = files[README].decode("utf-8")
-    filled = fill_repo_id(text, repo_id, published_repo_id(text) or REPO_PLACEHOLDER)
-    if filled == text:
+    current = published_repo_id(text) or REPO_PLACEHOLDER
+    out = dict(files)
+    for name in (README, CROISSANT):   # the card's load example and citation, croissant's url
+        if name in out:
+            out[name] = fill_repo_id(out[name].decode("utf-8"), repo_id, current).encode("utf-8")
+    if out == files:
         return dict(files)
-    out = {**files, README: filled.encode("utf-8")}
     if CHECKSUMS in out:
         out[CHECKSUMS] = manifest(out)
     return out
@@ -309,7 +321,7 @@ def read_release_info(folder: Path) -> dict:
         if not ok(info.get(key)):
             raise DataError(f"expected {_INFO_EXPECTED[key]}", str(path), 0, key)
     for key, kind in (("generator_version", str), ("total", int), ("counts", dict),
-                      ("disjoint_from", list), ("regenerable", bool)):
+                      ("disjoint_from", list), ("regenerable", bool), ("commit_reveal", bool)):
         if key in info and not isinstance(info[key], kind):
             raise DataError(f"expected {kind.__name__}", str(path), 0, key)
     return info
@@ -330,7 +342,7 @@ def verify_release(folder: Path, progress: Optional[Callable[[], None]] = None) 
         return _verify_imported(folder, report)
     seed_set = SeedSet(info["seed_set"], info["master_seed"])
     expected = render_release(seed_set, info["per_type"], info["families"], info["difficulties"],
-                              progress, info.get("disjoint_from", []))
+                              progress, info.get("disjoint_from", []), info.get("commit_reveal") is True)
     readme = folder / README      # a published copy names its repo in the card: the same release
     repo_id = published_repo_id(readme.read_text(encoding="utf-8", errors="replace")) if readme.is_file() else None
     if repo_id:

@@ -21,6 +21,10 @@ from mira_math.generators import publish as publishing  # noqa: E402
 from mira_math.generators.layout import DEFAULT_RELEASE  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
+# The Hub's .eval_results entry (hub-docs eval-results.md and eval_results.yaml): every key it knows
+ENTRY_FIELDS = {"dataset", "value", "verifyToken", "date", "source", "evaluation_framework", "notes"}
+DATASET_FIELDS = {"id", "task_id", "config", "split", "revision"}
+SOURCE_FIELDS = {"url", "name", "user", "org"}
 RELEASE = DEFAULT_RELEASE
 
 
@@ -54,21 +58,33 @@ def test_score_writes_eval_results_that_the_hub_reads(runs, tmp_path):
     assert (entry.dataset_id, entry.task_id, entry.value) == ("owner/mira-math", "type_b", 1.0)
     assert entry.source_url == "https://example.org/run" and entry.source_name == "mira-math"
     assert entry.date and entry.date.endswith("Z") and "solver reference" in entry.notes
-    assert hub.eval_result_entries_to_yaml([entry]) == data       # nothing the schema lacks
+    # nothing huggingface_hub's schema lacks but the spec's optional evaluation_framework
+    (raw,) = data
+    assert set(raw) <= ENTRY_FIELDS and {"dataset", "value"} <= set(raw)
+    assert set(raw["dataset"]) <= DATASET_FIELDS and {"id", "task_id"} <= set(raw["dataset"])
+    assert set(raw["source"]) <= SOURCE_FIELDS and "url" in raw["source"]
+    registered = yaml.safe_load(publishing.eval_yaml("1.1.0"))
+    assert raw["evaluation_framework"] == registered["evaluation_framework"]   # as eval.yaml declares
+    assert raw.pop("evaluation_framework") == "mira-math"
+    assert hub.eval_result_entries_to_yaml([entry]) == data
+    assert "responder rules" in entry.notes and "protocol 1." in entry.notes
+    assert "model revision unknown" in entry.notes   # the reference solver has no weights
     declared = {t["id"] for t in yaml.safe_load(publishing.eval_yaml("1.1.0"))["tasks"]}
     assert entry.task_id in declared
 
 
-def test_publish_uploads_eval_yaml_before_the_tagged_commit():
+def test_publish_uploads_eval_yaml_in_the_one_tagged_commit():
     api = mock.create_autospec(hub.HfApi, instance=True)
     api.upload_folder.return_value = SimpleNamespace(oid="abc123")
     plan = publishing.plan(RELEASE, "owner/mira-math", tag="v1.0.0")
+    assert len(plan.commits) == 1
     assert publishing.publish(RELEASE, plan, api=api) == "abc123"
-    kwargs = api.upload_file.call_args.kwargs
-    assert kwargs["path_in_repo"] == "eval.yaml" and kwargs["repo_type"] == "dataset"
-    registration = yaml.safe_load(kwargs["path_or_fileobj"].decode("utf-8"))
-    assert registration["name"] == "MIRA-Math" and registration["evaluation_framework"] == "inspect-ai"
+    api.upload_file.assert_not_called()
+    kwargs = api.upload_folder.call_args.kwargs
+    assert "eval.yaml" in kwargs["allow_patterns"]
+    registration = yaml.safe_load(publishing.staged_files(RELEASE, "owner/mira-math")["eval.yaml"])
+    assert registration["name"] == "MIRA-Math" and registration["evaluation_framework"] == "mira-math"
     assert [(t["id"], t["config"], t["split"]) for t in registration["tasks"]] == [
         ("all", "all", "test"), ("type_a", "type_a", "test"), ("type_b", "type_b", "test")]
     names = [c[0] for c in api.method_calls]
-    assert names.index("upload_file") < names.index("upload_folder") < names.index("create_tag")
+    assert names.index("upload_folder") < names.index("create_tag")

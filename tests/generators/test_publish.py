@@ -27,11 +27,12 @@ def test_plan_lists_every_file_with_size_and_sha256(counts):
     plan = publishing.plan(RELEASE, "owner/mira-math", tag="v1.0.0")
     paths = [p for p, _, _ in plan.files]
     assert "README.md" in paths and "CHECKSUMS.sha256" in paths and "release_info.json" in paths
+    assert "eval.yaml" in paths and "croissant.json" in paths
     assert sum(p.startswith("data/") for p in paths) == counts.data_files
     staged = publishing.staged_files(RELEASE, "owner/mira-math")
     for path, size, sha in plan.files:
         data = staged[path]
-        if path not in ("README.md", "CHECKSUMS.sha256"):
+        if path not in ("README.md", "CHECKSUMS.sha256", "croissant.json"):   # these name the repo
             assert data == (RELEASE / path).read_bytes()
         assert size == len(data) and sha == hashlib.sha256(data).hexdigest()
     assert f"{counts.total} instances" in plan.commit_message

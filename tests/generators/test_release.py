@@ -24,14 +24,15 @@ from mira_math.generators.layout import DEFAULT_RELEASE as RELEASE
 def test_release_regenerates_byte_for_byte(counts):
     report = verify_release(RELEASE)
     assert report.problems == []
-    assert report.files_checked == counts.data_files + 3  # data, release_info.json, README.md, CHECKSUMS
+    # data files, release_info.json, README.md, croissant.json, eval.yaml, CHECKSUMS
+    assert report.files_checked == counts.data_files + 5
 
 
 def test_manifest_is_sha256sum_compatible(counts):
     assert check_manifest(RELEASE) == []
     lines = (RELEASE / "CHECKSUMS.sha256").read_text().splitlines()
     assert all(len(line.split("  ")[0]) == 64 for line in lines)
-    assert len(lines) == counts.data_files + 2  # every file but the manifest itself
+    assert len(lines) == counts.data_files + 4  # every file but the manifest itself
 
 
 def test_release_info(release_instances, release_info):
