@@ -15,7 +15,8 @@ from mira_math.generators.release import read_release_info
 
 RELEASE = Path(__file__).resolve().parents[1] / "mira-math"
 EXPECTED_ROWS = {"all": 2310, "type_a": 660, "type_b": 1650,
-                 **{n: 60 if registry.type_of(n) == "A" else 150 for n in registry.names()}}
+                 **{n: 60 if registry.type_of(n) == "A" else 150 for n in registry.names()},
+                 "responder_check": 2432}     # the labelled request set (issue 35)
 
 
 def _front_matter() -> dict:
@@ -27,7 +28,7 @@ def _front_matter() -> dict:
 def test_configs_cover_types_and_every_family():
     cfg = mira_math.configs()
     assert list(cfg)[:3] == ["all", "type_a", "type_b"]
-    assert set(cfg) == {"all", "type_a", "type_b", *registry.names()}
+    assert set(cfg) == {"all", "type_a", "type_b", *registry.names(), "responder_check"}
     assert cfg["all"] == cfg["type_a"] + cfg["type_b"]
 
 
@@ -71,7 +72,10 @@ def test_load_dataset_every_config(config, tmp_path, monkeypatch):
     assert ds.num_rows == EXPECTED_ROWS[config]
     if config in registry.names():
         assert set(ds["family"]) == {config}
-    assert ds.features["candidate_answers"].dtype == "int64"
+    if config == "responder_check":
+        assert set(ds["label"]) == {"offer", "decline"} and ds.features["difficulty"].dtype == "int64"
+    else:
+        assert ds.features["candidate_answers"].dtype == "int64"
 
 
 def test_load_dataset_default_config_is_all(tmp_path, monkeypatch):

@@ -33,14 +33,15 @@ def instances():
 def test_release_regenerates_byte_for_byte():
     report = verify_release(RELEASE)
     assert report.problems == []
-    assert report.files_checked == 22 + 3  # data files, release_info.json, README.md, CHECKSUMS
+    # data files, the request set (responder_check), release_info.json, README.md, CHECKSUMS
+    assert report.files_checked == 22 + 1 + 3
 
 
 def test_manifest_is_sha256sum_compatible():
     assert check_manifest(RELEASE) == []
     lines = (RELEASE / "CHECKSUMS.sha256").read_text().splitlines()
     assert all(len(line.split("  ")[0]) == 64 for line in lines)
-    assert len(lines) == 22 + 2  # every file but the manifest itself
+    assert len(lines) == 22 + 1 + 2  # every file but the manifest itself (+1: the request set)
 
 
 def test_release_info(instances):
