@@ -237,6 +237,11 @@ def render_text(card: Dict[str, Any], limit: int = 20) -> str:
     return "\n".join(lines)
 
 
+_STANDARD = "This is the standard responder."
+_NOT_STANDARD = ("Not the standard (rules) responder: score and report flag results from runs that "
+                 "used it.")
+
+
 def render_markdown(card: Dict[str, Any]) -> str:
     head = "| " + " | ".join(_COLUMNS) + " |\n|" + "---|" * len(_COLUMNS) + "\n"
     body = "".join("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |\n" for r in table_rows(card))
@@ -249,7 +254,7 @@ def render_markdown(card: Dict[str, Any]) -> str:
         f"# Responder card: `{card['responder_spec']}`\n\n"
         f"Card version {card['card_version']}, request set {card['request_set']} "
         f"(`{card['data']['path']}`, sha256 `{card['data']['sha256'][:16]}…`, {card['data']['rows']} requests). "
-        f"{'This is the standard responder.' if card['standard_responder'] else 'Not the standard (rules) responder: results from runs with it are flagged by score and report.'}\n\n"
+        f"{_STANDARD if card['standard_responder'] else _NOT_STANDARD}\n\n"
         f"Recall: precise requests offered their gold line. Leaks: requests that must be declined "
         f"but were offered a line. Wrong facts: precise requests offered another line. Brackets: "
         f"95% Wilson intervals. Overall: the generated strata, labelled by construction; the "
