@@ -44,7 +44,7 @@ def add_commands(sub: Any) -> None:
     rc.add_argument("--responder", default="rules", metavar="SPEC",
                     help="rules | llm:KIND:MODEL[@URL] (e.g. llm:openai:gpt-4o-mini, llm:vllm:Qwen/...)")
     rc.add_argument("--data", type=Path, default=DEFAULT_RELEASE, metavar="DIR",
-                    help="a release folder holding data/responder_check/test.jsonl (default: the bundled release)")
+                    help="a release folder holding responder_check/test.jsonl (default: the bundled release)")
     rc.add_argument("--out", type=Path, metavar="DIR",
                     help="where responder_card.json and responder_card.md go (default responder-card-<spec>)")
     rc.add_argument("--max-rows", type=positive_int, metavar="N",

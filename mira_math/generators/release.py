@@ -3,7 +3,7 @@
 Layout of a release folder::
 
     data/<family>/test.jsonl   one file per family, instances in release order
-    data/responder_check/test.jsonl  the public release only: the labelled request set
+    responder_check/test.jsonl the public release only: the labelled request set
                                (``generators/requests.py``, HF config ``responder_check``)
     release_info.json          generator version, seed set, master seed, counts
     README.md                  the Hub card: generated YAML (configs, features, sizes) + datasheet

@@ -29,7 +29,7 @@ from mira_math.generators.request_forms import forms, neighbours
 from mira_math.generators.schema import DataError, Hint, Instance
 
 REQUEST_SET_VERSION = "responder-check-1"
-REQUESTS_PATH = "data/responder_check/test.jsonl"
+REQUESTS_PATH = "responder_check/test.jsonl"   # beside data/, so data/*/test.jsonl stays instances
 CONFIG_NAME = "responder_check"
 PER_BLOCK = 2
 
