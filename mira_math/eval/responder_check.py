@@ -67,8 +67,8 @@ def subset(rows: Sequence[RequestRow], max_rows: Optional[int]) -> List[RequestR
     by: Dict[str, List[RequestRow]] = {}
     for row in rows:
         by.setdefault(row.stratum, []).append(row)
-    keep = {id(group[(j * len(group)) // max_rows]) for group in by.values()
-            for j in range(min(max_rows, len(group)))}
+    keep = {id(group[(j * len(group)) // max_rows] if len(group) > max_rows else group[j])
+            for group in by.values() for j in range(min(max_rows, len(group)))}
     return [r for r in rows if id(r) in keep]
 
 
