@@ -18,6 +18,7 @@ import re
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from mira_math.eval.responder_standard import of_run
 from mira_math.eval.scoring import RunScores, fixed
 from mira_math.common.atomic import write_atomic
 from mira_math.generators.card import configs
@@ -72,8 +73,10 @@ def entry(scores: RunScores, dataset_id: str, task: str, source_url: Optional[st
         out["date"] = started
     if source_url:
         out["source"] = {"url": source_url, "name": HARNESS_NAME}
+    card = of_run(run.manifests[0] if run.manifests else {}, run.config)
     out["notes"] = (f"solver {run.get('solver')}; responder {run.responder_label}; regime "
-                    f"{run.regime}; decoding {run.decoding}")
+                    f"{run.regime}; decoding {run.decoding}; responder card {card['card_version'] or 'none'}"
+                    f"{'' if card['standard'] else ' (NOT the standard responder)'}")
     return out
 
 

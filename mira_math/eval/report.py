@@ -29,6 +29,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from mira_math.eval.compare import HEADER as COMPARE_HEADER, Comparison, compare_runs
 from mira_math.eval.compare import table_rows as compare_rows
+from mira_math.eval.responder_standard import is_standard
 from mira_math.eval.results import Prices, main_header, main_rows, md_table, write_results
 from mira_math.eval.score_output import (SUMMARY_HEADER, USAGE_HEADER, cached_scores, summary_row, trace_cell,
                                          usage_rows)
@@ -373,6 +374,8 @@ def run_table(scores: Sequence[RunScores]) -> str:
     for s in scores:
         r = s.run
         responder = "none (oracle hint)" if r.condition == "oracle_hint" else f"`{r.get('responder')}`"
+        if not is_standard(r.get("responder"), r.condition):   # issue 35: never mixed silently
+            responder += " (not the standard responder)"
         shards = "-" if r.shard_count is None else f"{len(r.shards_present)}/{r.shard_count}"
         rows.append([s.label, f"`{r.get('solver')}`", responder, r.regime, r.condition,
                      r.get("protocol", "paper"), r.split, r.dataset_checksum[:12] or "-", r.decoding,

@@ -23,12 +23,11 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mira_math.common.errors import MiraError
 from mira_math.eval.metrics import fixed
+from mira_math.eval.responder_standard import CARD_VERSION, STANDARD_RESPONDER
 from mira_math.eval.stats import wilson
 from mira_math.generators.requests import REQUEST_SET_VERSION, REQUESTS_PATH, RequestRow, read_request_set
 from mira_math.game.responders.base import ResponderResult, ResponderTurn
 
-CARD_VERSION = "responder-card-1"
-STANDARD_RESPONDER = "rules"
 CARD_JSON = "responder_card.json"
 CARD_MD = "responder_card.md"
 BATCH = 64

@@ -30,6 +30,7 @@ from mira_math.eval.backends.base import Completion, FatalBackendError, RateLimi
 from mira_math.eval.backends.registry import capabilities_of
 from mira_math.eval.rundir import LOCK, MANIFEST, TRANSCRIPTS, RunDirError, read_manifest
 from mira_math.eval.redact import redact_argv, redact_obj
+from mira_math.eval.responder_standard import responder_card
 from mira_math.game.episode import Episode
 from mira_math.game.prompts import check_fewshot_disjoint, prompt_hash
 from mira_math.game.protocol import PROTOCOL_VERSION
@@ -422,6 +423,7 @@ def manifest(config: RunConfig, selection: Selection, models: Dict[str, Any],
                     "instances": len(selection.instances)},
         "prompt_hash": config.prompt_hash,
         "models": models,
+        "responder_card": responder_card(config.responder, config.condition),   # issue 35
         "mira_math": versions(),
         "versions": _versions(),
         "git": _git(),

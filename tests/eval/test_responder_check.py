@@ -13,6 +13,8 @@ import pytest
 
 from mira_math.cli.main import main
 from mira_math.eval import responder_check as rc
+from mira_math.eval.hub_results import entry
+from mira_math.eval.scoring import score
 from mira_math.game.responders.rules import RulesResponder
 from mira_math.generators import registry
 from mira_math.generators.release import family_files
@@ -164,3 +166,36 @@ def test_llm_card_over_http_counts_prose_as_errors_never_as_offers(rows, tmp_pat
     assert data["overall"]["responder_errors"] + data["strata"]["paper"]["responder_errors"] == len(prose)
     assert data["tokens"] == {"prompt": 100 * len(asked), "completion": 20 * len(asked)}
     assert "NOT the standard responder" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------ the standard responder (issue 35 item 4)
+
+def test_runs_name_their_responder_card_and_a_non_standard_one_is_flagged(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    standard, other = tmp_path / "rules", tmp_path / "llm"
+    assert main(["eval", "--solver", "reference", "--limit", "2", "--out", str(standard)]) == 0
+    state = {"lock": threading.Lock(), "formats": []}
+    with serve(_Holder, state) as httpd:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+        main(["eval", "--solver", "reference", "--limit", "2", "--out", str(other),
+              "--responder", f"llm:openai:stub-model@{url}"])
+    manifest = json.loads((standard / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["responder_card"] == {"responder": "rules", "card_version": rc.CARD_VERSION, "standard": True}
+    capsys.readouterr()
+    main(["score", str(standard), str(other), "--out", str(tmp_path / "scores")])
+    captured = capsys.readouterr()
+    assert "is not the standard responder (rules)" in captured.err
+    assert captured.err.count("is not the standard responder") == 1     # the rules run is not flagged
+    cards = {}
+    for path in (tmp_path / "scores").rglob("scores.json"):
+        run = json.loads(path.read_text(encoding="utf-8"))["run"]
+        cards[run["responder"].split(":")[0]] = run["responder_card"]
+    assert cards["rules"]["standard"] is True and cards["llm"]["standard"] is False
+    assert cards["llm"]["card_version"] == rc.CARD_VERSION
+    notes = {s.run.get("responder").split(":")[0]: entry(s, "owner/mira-math", "mira_math")["notes"]
+             for s in score([standard, other])}
+    assert notes["rules"].endswith(f"responder card {rc.CARD_VERSION}")
+    assert notes["llm"].endswith(f"responder card {rc.CARD_VERSION} (NOT the standard responder)")
+    report = tmp_path / "report"
+    assert main(["report", str(standard), str(other), "--out", str(report)]) == 0
+    assert "(not the standard responder)" in (report / "report.md").read_text(encoding="utf-8")
