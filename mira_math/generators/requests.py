@@ -143,25 +143,27 @@ def _names(text: str, slot: str) -> bool:
 
 
 def hint_groups(inst: Instance) -> List[List[Hint]]:
-    """The facts a request can ask for: each canonical hint on its own (a k = 1 instance's
-    hints are alternatives; a k = 2 instance needs two, each asked for in its own request)."""
-    return [[h] for h in inst.hints]
+    """The instance's facts as groups of alternative hints: one group holding every hint for a
+    k = 1 instance (any one suffices), one group per withheld fact for k = 2 (``Instance.groups``
+    where the schema has it)."""
+    groups = getattr(inst, "groups", None)
+    return groups() if callable(groups) else [list(inst.hints)]
 
 
 def stratum_of(inst: Instance) -> str:
     """``k1`` for an instance one fact completes, ``k2`` for one that needs two."""
-    k = getattr(inst, "k", None)
-    return f"k{k}" if isinstance(k, int) and k > 1 else "k1"
+    k = len(hint_groups(inst))
+    return f"k{k}"
 
 
 # ---------------------------------------------------------------- the builder
 
 def sample(instances: Iterable[Instance], per_block: int = PER_BLOCK) -> List[Instance]:
-    """``per_block`` instances of every (family, difficulty) block, evenly spaced in release
-    order, in release order."""
-    blocks: Dict[Tuple[str, int], List[Instance]] = {}
+    """``per_block`` instances of every (family, difficulty, stratum) block, evenly spaced in
+    release order, in release order."""
+    blocks: Dict[Tuple[str, int, str], List[Instance]] = {}
     for inst in instances:
-        blocks.setdefault((inst.family, inst.difficulty), []).append(inst)
+        blocks.setdefault((inst.family, inst.difficulty, stratum_of(inst)), []).append(inst)
     chosen: List[Instance] = []
     for rows in blocks.values():
         picks = sorted({(j * len(rows)) // per_block for j in range(per_block)})
@@ -176,7 +178,7 @@ def _requests(inst: Instance, n: int) -> List[Tuple[str, str, str, str]]:
     out: List[Tuple[str, str, str, str]] = []
     held = [_label(line) for line in inst.responder]
     slots = [h.slot for h in inst.hints]
-    for g, (hint,) in enumerate(hint_groups(inst)):
+    for g, hint in enumerate(inst.hints):      # every held hint line is asked for precisely
         slot = hint.slot
         out.append(("canonical/0", slot, "canonical", WRAPPERS[0].format(x=slot)))
         variants = forms(inst.family, slot)
@@ -207,8 +209,10 @@ def _requests(inst: Instance, n: int) -> List[Tuple[str, str, str, str]]:
         out.append(("neighbour/0", near, "neighbour", WRAPPERS[n % len(WRAPPERS)].format(x=near)))
         s = n % len(SEVERAL)
         out.append((f"several/{s}", first, "several", SEVERAL[s].format(x=first, y=near)))
-    if len(slots) > 1 and stratum_of(inst) != "k1":
-        out.append(("several/both", first, "several", SEVERAL[0].format(x=slots[0], y=slots[1])))
+    groups = hint_groups(inst)
+    if len(groups) > 1:       # one fact of each group at once: two facts in one request
+        out.append(("several/both", first, "several",
+                    SEVERAL[0].format(x=groups[0][0].slot, y=groups[1][0].slot)))
     fact = _given_fact(inst)
     if fact is not None:
         k = n % len(GIVEN)
@@ -225,9 +229,10 @@ def _requests(inst: Instance, n: int) -> List[Tuple[str, str, str, str]]:
 def build_request_set(instances: Iterable[Instance], per_block: int = PER_BLOCK) -> List[RequestRow]:
     """The generated strata for a release's instances, then the paper stratum."""
     rows: List[RequestRow] = []
-    seen: Dict[str, int] = {}
+    seen: Dict[Tuple[str, str], int] = {}
     for inst in sample(instances, per_block):
-        n = seen[inst.family] = seen.get(inst.family, -1) + 1
+        key = (inst.family, stratum_of(inst))
+        n = seen[key] = seen.get(key, -1) + 1
         for template, slot, kind, text in _requests(inst, n):
             label, gold = label_of(kind, slot, inst.responder, inst.hints)
             rows.append(RequestRow(f"rc-{len(rows):06d}", stratum_of(inst), inst.id, inst.family,

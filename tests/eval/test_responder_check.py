@@ -199,3 +199,24 @@ def test_runs_name_their_responder_card_and_a_non_standard_one_is_flagged(tmp_pa
     report = tmp_path / "report"
     assert main(["report", str(standard), str(other), "--out", str(report)]) == 0
     assert "(not the standard responder)" in (report / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_two_fact_instance_gets_its_own_stratum_and_a_two_fact_decline(instances):
+    """The hook for the k = 2 variants (issue 34): built over an instance's hint groups."""
+    from dataclasses import fields
+    from types import SimpleNamespace
+
+    from mira_math.game.responders.base import ResponderTurn
+    from mira_math.game.responders.rules import decide
+    from mira_math.generators.requests import build_request_set
+
+    base = next(i for i in instances if i.family == "rankdef_linear_shared")
+    fake = SimpleNamespace(**{f.name: getattr(base, f.name) for f in fields(base)},
+                           groups=lambda: [[base.hints[0]], [base.hints[1]]])
+    built = [r for r in build_request_set([fake], per_block=1) if r.stratum != "paper"]
+    assert {r.stratum for r in built} == {"k2"}
+    precise = {r.construction.slot: r.gold_line for r in built if r.label == "offer"}
+    assert precise == {h.slot: h.constraint for h in base.hints}
+    (both,) = [r for r in built if r.construction.template == "several/both"]
+    assert both.label == "decline" and base.hints[0].slot in both.request and base.hints[1].slot in both.request
+    assert decide(ResponderTurn(list(both.constraints), both.request, both.family, 0)).decision == "decline"
