@@ -236,6 +236,11 @@ def render_text(card: Dict[str, Any], limit: int = 20) -> str:
     return "\n".join(lines)
 
 
+def _md(text: str) -> str:
+    """A request inside a table cell: pipes escaped, one line."""
+    return " ".join(text.split()).replace("|", "\\|").replace("`", "'")
+
+
 _STANDARD = "This is the standard responder."
 _NOT_STANDARD = ("Not the standard (rules) responder: score and report flag results from runs that "
                  "used it.")
@@ -246,7 +251,7 @@ def render_markdown(card: Dict[str, Any]) -> str:
     body = "".join("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |\n" for r in table_rows(card))
     kinds = "".join(f"| {k} | {t['n']} | {_cell(t['agreement'])} |\n" for k, t in card["by_kind"].items())
     excs = "".join(
-        f"| {e['id']} | {e['stratum']} | {e['family']} | `{e['request']}` | {e['label']} | "
+        f"| {e['id']} | {e['stratum']} | {e['family']} | `{_md(e['request'])}` | {e['label']} | "
         f"{e['responder_decision']} | {e['decision'] or '**not decided**'} |\n"
         for e in card["exceptions"][:200])
     return (
