@@ -7,13 +7,13 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from mira_math.cli.evaluation import make_responder
 from mira_math.cli.data import positive_int
 from mira_math.generators.layout import DEFAULT_RELEASE
 
 
 def cmd_responder_check(args: argparse.Namespace) -> int:
     from mira_math.eval import responder_check as rc
+    from mira_math.eval.assemble import make_responder
 
     rows = rc.subset(rc.load_rows(args.data), args.max_rows)
     options = {k: v for k, v in {

@@ -26,7 +26,7 @@ from mira_math.eval.metrics import fixed
 from mira_math.eval.responder_standard import CARD_VERSION, STANDARD_RESPONDER
 from mira_math.eval.stats import wilson
 from mira_math.generators.requests import REQUEST_SET_VERSION, REQUESTS_PATH, RequestRow, read_request_set
-from mira_math.game.responders.base import ResponderResult, ResponderTurn
+from mira_math.game.responders.base import ResponderResult, ResponderCall
 
 CARD_JSON = "responder_card.json"
 CARD_MD = "responder_card.md"
@@ -145,8 +145,8 @@ class Card:
         }
 
 
-def _turn(row: RequestRow) -> ResponderTurn:
-    return ResponderTurn(list(row.constraints), row.request, row.family, 0)
+def _turn(row: RequestRow) -> ResponderCall:
+    return ResponderCall(list(row.constraints), row.request, row.family, 0)
 
 
 def check(responder: Any, rows: Sequence[RequestRow], spec: str, data_sha256: str = "",

@@ -206,7 +206,7 @@ def test_a_two_fact_instance_gets_its_own_stratum_and_a_two_fact_decline(instanc
     from dataclasses import fields
     from types import SimpleNamespace
 
-    from mira_math.game.responders.base import ResponderTurn
+    from mira_math.game.responders.base import ResponderCall
     from mira_math.game.responders.rules import decide
     from mira_math.generators.requests import build_request_set
 
@@ -219,4 +219,4 @@ def test_a_two_fact_instance_gets_its_own_stratum_and_a_two_fact_decline(instanc
     assert precise == {h.slot: h.constraint for h in base.hints}
     (both,) = [r for r in built if r.construction.template == "several/both"]
     assert both.label == "decline" and base.hints[0].slot in both.request and base.hints[1].slot in both.request
-    assert decide(ResponderTurn(list(both.constraints), both.request, both.family, 0)).decision == "decline"
+    assert decide(ResponderCall(list(both.constraints), both.request, both.family, 0)).decision == "decline"
