@@ -4,6 +4,7 @@ write its responder card (``eval/responder_check.py``)."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ def cmd_responder_check(args: argparse.Namespace) -> int:
     try:
         responder = make_responder(args.responder, None, options)
     except ValueError as err:
-        print(f"mira-math responder-check: {err}")
+        print(f"mira-math responder-check: {err}", file=sys.stderr)
         return 2
     card = rc.check(responder, rows, args.responder, rc.file_sha256(args.data))
     out = args.out or Path(f"responder-card-{_slug(args.responder)}")

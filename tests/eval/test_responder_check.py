@@ -107,6 +107,12 @@ def test_a_folder_without_the_set_is_one_clear_error(tmp_path, capsys):
     assert err.startswith("mira-math responder-check: ") and "no request set here" in err
 
 
+def test_an_unknown_responder_is_one_line_and_exit_2(capsys):
+    assert main(["responder-check", "--responder", "oracle"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mira-math responder-check: unknown responder 'oracle'") and err.count("\n") == 1
+
+
 def test_a_malformed_row_names_its_line():
     first = (RELEASE / REQUESTS_PATH).read_text(encoding="utf-8").split("\n", 1)[0]
     with pytest.raises(DataError, match="line 2"):
