@@ -43,6 +43,23 @@ DECIDED: Dict[Tuple[str, str, str], str] = {
 }
 
 
+# Kinds where the standard responder's miss is a known, accepted limit (the gold label stands).
+RULES_LIMITS: Dict[str, str] = {
+    "native": ("precise, and the label stands; the rules grammar reads notation and English words, "
+               "so a request wholly in another language is declined unless it writes the notation: "
+               "a known limit of the standard responder (docs/decisions.md, issue 35)"),
+}
+
+
+def decision_for(spec: str, row: RequestRow) -> Optional[str]:
+    """The project's decision on a disagreement: a request the project decides otherwise than
+    the row's source (:data:`DECIDED`), or a known limit of the rules responder."""
+    decided = DECIDED.get((row.stratum, row.family, row.request))
+    if decided is None and spec == STANDARD_RESPONDER:
+        decided = RULES_LIMITS.get(row.construction.kind)
+    return decided
+
+
 class RequestSetError(MiraError):
     """The request set cannot be read (missing file, a malformed row)."""
 
@@ -181,8 +198,7 @@ def _tally(card: Card, row: RequestRow, result: ResponderResult) -> None:
         card.exceptions.append({
             "id": row.id, "stratum": row.stratum, "family": row.family, "instance_id": row.instance_id,
             "request": row.request, "kind": row.construction.kind, "template": row.construction.template,
-            "label": row.label, "gold_line": row.gold_line, "decision": DECIDED.get((row.stratum, row.family,
-                                                                                      row.request)),
+            "label": row.label, "gold_line": row.gold_line, "decision": decision_for(card.spec, row),
             "responder_decision": result.decision, "responder_line": result.quoted_constraint,
             "why": (result.meta or {}).get("rule") or "; ".join(result.errors) or None,
         })

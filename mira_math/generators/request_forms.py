@@ -199,3 +199,93 @@ def neighbours(family: str, slot: str) -> List[str]:
 def _refill(slot: str, values: List[int]) -> str:
     it = iter(values)
     return re.sub(r"-?\d+", lambda _: str(next(it)), slot)
+
+
+# ---------------------------------------------------------------- whole requests in other languages
+
+# Precise requests written wholly in another language, the quantity in words (the rotation picks
+# one per instance). They name exactly the missing slot, as a speaker of the language would; the
+# rules responder's grammar reads notation and English words, so these measure what it misses.
+_NATIVE_FIXED: Dict[str, Tuple[Tuple[str, str], ...]] = {
+    "bayes_missing_prior": (("fr", "Quelle est la probabilité a priori de H ?"),
+                            ("es", "¿Cuál es la probabilidad previa de H?"),
+                            ("de", "Wie groß ist die A-priori-Wahrscheinlichkeit von H?")),
+    "crt_reconstruction": (("fr", "Quelle est la troisième congruence ?"),
+                           ("es", "¿Cuál es la tercera congruencia?"),
+                           ("de", "Wie lautet die dritte Kongruenz?")),
+    "geometry_coordinates": (("fr", "Quelle est l'équation de la droite 2 ?"),
+                             ("es", "¿Cuál es la ecuación de la segunda recta?"),
+                             ("de", "Wie lautet die Gleichung der zweiten Geraden?")),
+    "graph_path_sums": (("fr", "Quelle est la troisième somme de chemin ?"),
+                        ("es", "¿Cuál es la tercera suma de camino?"),
+                        ("de", "Wie groß ist die dritte Pfadsumme?")),
+    "linear_system_separator": (("fr", "Quelle est la valeur de la variable séparatrice c ?"),
+                                ("es", "¿Cuánto vale la variable separadora c?"),
+                                ("de", "Welchen Wert hat die Trennvariable c?")),
+    "matrix_completion": (("fr", "Quel est le coefficient en bas à gauche de la matrice ?"),
+                          ("es", "¿Cuál es la entrada inferior izquierda de la matriz?"),
+                          ("de", "Wie lautet der Eintrag unten links in der Matrix?")),
+    "moment_problem": (("fr", "Quel est le deuxième moment ?"),
+                       ("es", "¿Cuál es el segundo momento?"),
+                       ("de", "Wie groß ist das zweite Moment?")),
+    "phase_retrieval": (("fr", "Quel est le signe de x0 ?"),
+                        ("es", "¿Cuál es el signo de x0?"),
+                        ("de", "Welches Vorzeichen hat x0?")),
+    "piecewise_missing_threshold": (("fr", "Quel est le seuil t ?"),
+                                    ("es", "¿Cuál es el umbral t?"),
+                                    ("de", "Wie groß ist der Schwellenwert t?")),
+    "rankdef_linear_shared": (),
+    "recurrence_missing_init": (("fr", "Quelle est la deuxième valeur initiale ?"),
+                                ("es", "¿Cuál es el segundo valor inicial?"),
+                                ("de", "Wie lautet der zweite Anfangswert?")),
+}
+
+_NATIVE_TEMPLATES: Dict[str, Tuple[Tuple[str, str], ...]] = {
+    "rankdef_linear_shared": (("fr", "Quelle est l'équation numéro {0} ?"), ("es", "¿Cuál es la ecuación número {0}?"),
+                              ("de", "Wie lautet Gleichung Nummer {0}?")),
+    "circuit_missing_resistance": (("fr", "Quelle est la résistance numéro {0} ?"),
+                                   ("es", "¿Cuánto vale la resistencia número {0}?"),
+                                   ("de", "Wie groß ist der Widerstand Nummer {0}?")),
+    "deconvolution": (("fr", "Quelle est la sortie numéro {0} ?"), ("es", "¿Cuál es la salida número {0}?"),
+                      ("de", "Wie lautet der Ausgangswert Nummer {0}?")),
+    "discrete_tomography": (("fr", "Quelle est la case de la ligne {0}, colonne {1} ?"),
+                            ("es", "¿Cuál es la celda de la fila {0}, columna {1}?"),
+                            ("de", "Welchen Wert hat die Zelle in Zeile {0}, Spalte {1}?")),
+    "eigenvector_missing_entry": (("fr", "Quel est le coefficient de M à la ligne {0}, colonne {1} ?"),
+                                  ("es", "¿Cuál es la entrada de M en la fila {0}, columna {1}?"),
+                                  ("de", "Wie lautet der Eintrag von M in Zeile {0}, Spalte {1}?")),
+    "laplace_grid": (("fr", "Quelle est la valeur au bord à la ligne {0}, colonne {1} ?"),
+                     ("es", "¿Cuál es el valor de frontera en la fila {0}, columna {1}?"),
+                     ("de", "Wie lautet der Randwert in Zeile {0}, Spalte {1}?")),
+    "linear_system_missing_coeff": (("fr", "Quel est le coefficient de A à la ligne {0}, colonne {1} ?"),
+                                    ("es", "¿Cuál es el coeficiente de A en la fila {0}, columna {1}?"),
+                                    ("de", "Wie lautet der Koeffizient von A in Zeile {0}, Spalte {1}?")),
+    "markov_missing_transition": (("fr", "Quelle est la probabilité de passer de l'état {0} à l'état {1} ?"),
+                                  ("es", "¿Cuál es la probabilidad de pasar del estado {0} al estado {1}?"),
+                                  ("de", "Wie groß ist die Übergangswahrscheinlichkeit von Zustand {0} "
+                                         "nach Zustand {1}?")),
+    "poly_interpolation": (("fr", "Quelle est la valeur de p en x = {0} ?"),
+                           ("es", "¿Cuál es el valor de p en x = {0}?"),
+                           ("de", "Welchen Wert hat p an der Stelle x = {0}?")),
+    "portfolio_variance_missing_corr": (("fr", "Quelle est la corrélation entre les actifs {0} et {1} ?"),
+                                        ("es", "¿Cuál es la correlación entre los activos {0} y {1}?"),
+                                        ("de", "Wie groß ist die Korrelation zwischen den Anlagen {0} und {1}?")),
+    "steady_state_missing_emission": (("fr", "Quelle est la probabilité que l'état s{0} émette le symbole o{1} ?"),
+                                      ("es", "¿Cuál es la probabilidad de que el estado s{0} emita el símbolo o{1}?"),
+                                      ("de", "Wie groß ist die Wahrscheinlichkeit, dass Zustand s{0} das Symbol "
+                                             "o{1} ausgibt?")),
+}
+
+
+def native(family: str, slot: str) -> List[Tuple[str, str]]:
+    """(language, request) pairs asking for ``slot`` wholly in another language, in words."""
+    if family in _NATIVE_TEMPLATES:
+        n = ints(slot)
+        return [(lang, text.format(*n)) for lang, text in _NATIVE_TEMPLATES[family]]
+    if family == "birth_death_missing_rate":
+        (i,) = ints(slot)
+        j = i + 1 if slot.startswith("lambda") else i - 1
+        return [("fr", f"Quel est le taux de transition de l'état {i} vers l'état {j} ?"),
+                ("es", f"¿Cuál es la tasa de transición del estado {i} al estado {j}?"),
+                ("de", f"Wie groß ist die Übergangsrate von Zustand {i} nach Zustand {j}?")]
+    return list(_NATIVE_FIXED.get(family, ()))

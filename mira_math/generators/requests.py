@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from mira_math.generators import registry
-from mira_math.generators.request_forms import forms, neighbours
+from mira_math.generators.request_forms import forms, native, neighbours
 from mira_math.generators.schema import DataError, Hint, Instance
 
 REQUEST_SET_VERSION = "responder-check-1"
@@ -33,7 +33,7 @@ REQUESTS_PATH = "responder_check/test.jsonl"   # beside data/, so data/*/test.js
 CONFIG_NAME = "responder_check"
 PER_BLOCK = 2
 
-PRECISE_KINDS = ("canonical", "index", "gloss", "language")
+PRECISE_KINDS = ("canonical", "index", "gloss", "language", "native")
 DECLINE_KINDS = ("vague", "target", "known", "neighbour", "several", "given", "injection",
                  "non_request")
 PAPER_KINDS = ("paper_offer", "paper_decline")
@@ -193,6 +193,10 @@ def _requests(inst: Instance, n: int) -> List[Tuple[str, str, str, str]]:
         lang, text = LANGUAGES[(n + g) % len(LANGUAGES)]
         written = index[n % len(index)][1] if index and n % 2 else slot
         out.append((f"language/{lang}", slot, "language", text.format(x=written)))
+        whole = native(inst.family, slot)
+        if whole:
+            k = (n + g) % len(whole)
+            out.append((f"native/{whole[k][0]}/{k}", slot, "native", whole[k][1]))
     first = slots[0]
     for j in range(2):
         v = (2 * n + j) % len(VAGUE)
