@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -242,6 +243,11 @@ def render_text(card: Dict[str, Any], limit: int = 20) -> str:
     excs = card["exceptions"]
     lines.append(f"{len(excs)} disagreement(s) with the gold label, {card['undecided_exceptions']} "
                  f"not decided by the project")
+    by_kind = Counter(e["kind"] for e in excs)
+    if excs:
+        lines.append("  by kind: " + ", ".join(f"{k} {n}" for k, n in sorted(by_kind.items())))
+    # the undecided first, then the rarest kinds (a decided limit of one kind does not hide the rest)
+    excs = sorted(excs, key=lambda e: (e["decision"] is not None, by_kind[e["kind"]], e["id"]))
     for e in excs[:limit]:
         lines.append(f"  {e['id']} [{e['stratum']}/{e['kind']}] {e['family']}: {e['request']!r} gold "
                      f"{e['label']}, responder {e['responder_decision']}"
