@@ -134,6 +134,9 @@ REAL_BIN   := $(REAL_VENV)/bin
 REAL_CACHE ?= build/real-models/cache
 REAL_OUT   ?= build/real-models
 REAL_ARGS  ?=
+REAL_CHECK_ROWS ?= 300
+# the folder scripts/fetch_qwen.py converts into (its MODEL_DIR_NAME)
+REAL_QWEN_DIR   ?= Qwen2.5-Coder-0.5B-Instruct
 
 $(REAL_BIN)/.installed:
 	$(PYTHON) -m venv $(REAL_VENV)
@@ -153,3 +156,10 @@ real-models: $(REAL_BIN)/.installed
 	# size and sha256 verified, converted; its Apache-2.0 notice lands beside it in the cache.
 	$(REAL_BIN)/python scripts/fetch_qwen.py $(REAL_CACHE)
 	$(REAL_BIN)/python scripts/real_models.py --cache $(REAL_CACHE) --out $(REAL_OUT) $(REAL_ARGS)
+	# Issue 35: the responder cards. The rules responder on the whole labelled request set, then
+	# Qwen2.5-Coder-0.5B as LLM responder (vLLM, structured output) on a subset: at most
+	# $(REAL_CHECK_ROWS) requests of each stratum (the paper's 20 quoted requests whole).
+	$(REAL_BIN)/mira-math responder-check --responder rules --out $(REAL_OUT)/responder-card-rules
+	$(REAL_BIN)/mira-math responder-check --responder llm:vllm:$(REAL_CACHE)/$(REAL_QWEN_DIR) \
+	  --max-rows $(REAL_CHECK_ROWS) --max-model-len 4096 --dtype float32 --enforce-eager \
+	  --out $(REAL_OUT)/responder-card-qwen

@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT / "tests" / "game" / "responders"))
 
 from corpora import leak_corpus, precise_corpus, release  # noqa: E402
 from mira_math.game.responders.base import ResponderCall  # noqa: E402
-from mira_math.eval.llm_responder import fallback_offer, parse_reply  # noqa: E402
+from mira_math.eval.llm_responder import parse_reply  # noqa: E402
 from mira_math.game.responders.rules import decide  # noqa: E402
 from mira_math.game.slots import MAX_REQUEST_CHARS, families, read_request  # noqa: E402
 
@@ -104,16 +104,12 @@ def main() -> None:
               f"{sum(wrong.values()):6} {sum(leak_total.values()):9} {sum(leaks.values()):7}")
 
     print()
-    lines = ["congruence 3: x ≡ 1 (mod 3)", "P(H) = 1/2"]
     for size in (MAX_REQUEST_CHARS - 10, 2000, 16000):
         texts = degenerate(size)
         t, name = max(worst(lambda s, f=f: read_request(f, s), texts) + (f,) for f in families())[:2]
         print(f"read_request worst case, {size:>6}-char requests: {1e3 * t:7.2f} ms ({name})")
         t, name = worst(parse_reply, {**texts, "open fence": "```json" + "\n" * size})
         print(f"parse_reply worst case,  {size:>6}-char replies:  {1e3 * t:7.2f} ms ({name})")
-        t, name = worst(lambda s: fallback_offer(lines, s), {**texts, "open fence": "```" + "\n" * size,
-                                                           "quotes": '"' * size})
-        print(f"fallback_offer worst case, {size:>6}-char replies: {1e3 * t:7.2f} ms ({name})")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import mira_math
 from mira_math.generators import registry
 from mira_math.generators.card import CARD_SOURCE, _yaml
 from mira_math.generators.release import read_release_info
+from mira_math.generators.requests import REQUESTS_PATH
 
 from mira_math.generators.layout import DEFAULT_RELEASE as RELEASE
 
@@ -21,7 +22,9 @@ from mira_math.generators.layout import DEFAULT_RELEASE as RELEASE
 def expected_rows(counts) -> dict:
     """Rows per config, from release_info.json (whose own consistency test_release.py checks)."""
     return {"all": counts.total, "type_a": counts.by_type["A"], "type_b": counts.by_type["B"],
-            **counts.per_family}
+            **counts.per_family,
+            # the labelled request set (issue 35): its own config, one request a line
+            "responder_check": (RELEASE / REQUESTS_PATH).read_bytes().count(b"\n")}
 
 
 def _front_matter() -> dict:
@@ -33,7 +36,7 @@ def _front_matter() -> dict:
 def test_configs_cover_types_and_every_family():
     cfg = mira_math.configs()
     assert list(cfg)[:3] == ["all", "type_a", "type_b"]
-    assert set(cfg) == {"all", "type_a", "type_b", *registry.names()}
+    assert set(cfg) == {"all", "type_a", "type_b", *registry.names(), "responder_check"}
     assert cfg["all"] == cfg["type_a"] + cfg["type_b"]
 
 
@@ -77,7 +80,10 @@ def test_load_dataset_every_config(config, expected_rows, tmp_path, monkeypatch)
     assert ds.num_rows == expected_rows[config]
     if config in registry.names():
         assert set(ds["family"]) == {config}
-    assert ds.features["candidate_answers"].dtype == "int64"
+    if config == "responder_check":
+        assert set(ds["label"]) == {"offer", "decline"} and ds.features["difficulty"].dtype == "int64"
+    else:
+        assert ds.features["candidate_answers"].dtype == "int64"
 
 
 def test_load_dataset_default_config_is_all(counts, tmp_path, monkeypatch):

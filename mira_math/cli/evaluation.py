@@ -201,6 +201,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         hidden = committed_unrevealed(s.run)
         if hidden:
             print(f"COMMITTED, NOT REVEALED {s.label}: {hidden}")
+    flag_non_standard(scores)
     if written:
         print("wrote " + ", ".join(str(p) for p in written))
     merged = [s.label for s in scores if len(s.run.dirs) > 1 and args.out is None]
@@ -216,6 +217,15 @@ def cmd_score(args: argparse.Namespace) -> int:
             print(f"no eval result for {line}")
         print(f"wrote {len(files)} eval result file(s) in {args.eval_results / '.eval_results'}")
     return 0 if all(s.run.complete for s in scores) else 3
+
+
+def flag_non_standard(scores) -> None:
+    """Issue 35: a result from a responder other than the standard (rules) one is flagged."""
+    from mira_math.eval.responder_standard import flag, is_standard
+
+    for s in scores:
+        if not is_standard(s.run.get("responder"), s.run.condition):
+            print(flag(s.label, s.run.get("responder")), file=sys.stderr)
 
 
 def prices_from(args: argparse.Namespace):

@@ -11,7 +11,7 @@ import traceback
 from typing import Optional, Sequence
 
 from mira_math.common.errors import MiraError
-from mira_math.cli import data, evaluation, terminal
+from mira_math.cli import data, evaluation, responder_check, terminal
 
 DESCRIPTION = """\
 MIRA-Math: does a model ask for the one fact it is missing? Each problem lacks exactly one
@@ -66,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     data.add_commands(sub)         # generate, validate, verify, check-disjoint, publish, import-reference
     evaluation.add_commands(sub)   # eval, score, report, audit
+    responder_check.add_commands(sub)   # responder-check
     for command in sub.choices.values():
         command.formatter_class = HelpFormatter
         if command.description is None:  # the one-line summary, on the command's own page too

@@ -23,6 +23,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mira_math.eval.metrics import fixed
 from mira_math.eval.model_revision import revision_label
+from mira_math.eval.responder_standard import of_run
 from mira_math.eval.scoring import RunScores
 from mira_math.common.atomic import write_atomic
 from mira_math.generators.card import configs
@@ -114,11 +115,13 @@ def notes(run: Any) -> str:
     """The run's setup in ``key value`` pairs: solver, responder, protocol version, the solver
     model's revision (Hub sha or ``sha256:``), regime, decoding."""
     models = (run.manifests[0].get("models") or {}) if run.manifests else {}
+    card = of_run(run.manifests[0] if run.manifests else {}, run.config)
     protocol = run.get("protocol_version") or ((run.manifests[0].get("mira_math") or {}).get("protocol")
                                                if run.manifests else None)
     return (f"solver {run.get('solver')}; responder {run.responder_label}; protocol {protocol or 'unknown'}; "
             f"model revision {revision_label(models.get('solver'))}; regime {run.regime}; "
-            f"decoding {run.decoding}")
+            f"decoding {run.decoding}; responder card {card['card_version'] or 'none'}"
+            f"{'' if card['standard'] else ' (NOT the standard responder)'}")
 
 
 def render(entries: Sequence[Dict[str, Any]]) -> str:

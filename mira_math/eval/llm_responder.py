@@ -6,8 +6,10 @@ one flat JSON object (:data:`REPLY_SCHEMA`). Whatever it says, :func:`postvalida
 an offer counts only if the JSON parses, ``type`` is ``"offer"``, ``has_exact_match`` is
 true and ``quoted_constraint`` is, up to whitespace, one of the private lines; the result
 then quotes that private line verbatim, never the model's text. Everything else is a
-decline, with the reason in ``errors``. When the JSON cannot be parsed, a conservative
-raw-text fallback (:func:`fallback_offer`) may still recover an offer.
+decline, with the reason in ``errors``; a reply that is not a JSON object is a responder
+error and never an offer, whatever its prose quotes (no raw-text fallback since issue 35).
+Structured output is requested from every backend that supports it (``ChatRequest.json_schema``:
+vLLM guided decoding, OpenAI ``response_format`` ``json_schema``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import asyncio
 import hashlib
 import json
 import logging
-import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mira_math.eval.backends.base import ChatRequest, Completion, Conversation, GenParams
@@ -132,88 +133,11 @@ def schema_errors(parsed: Any) -> List[str]:
     return errors
 
 
-_OFFER_SIGNAL = re.compile(
-    r"""["']?type["']?\s*[:=]\s*["']?offer\b|["']?has_exact_match["']?\s*[:=]\s*["']?true\b|\boffer(?:s|ed|ing)?\b""",
-    re.IGNORECASE)
-_NEGATION = re.compile(
-    r"""decline|refus|["']?has_exact_match["']?\s*[:=]\s*["']?false\b|\bno\b|\bnot\b|n't\b|n’t\b"""
-    r"""|\bcannot\b|\bunable\b|\bnever\b|\bnone\b|\bnothing\b|\bsorry\b|\bapolog|\bwithout\b"""
-    r"""|\bshould\s+not\b|\bwill\s+not\b|\bmay\s+not\b|\bmust\s+not\b|\bdo\s+not\b"""
-    # conditionals and refusal verbs: "I would offer ... only if ...", "so I withhold it"
-    r"""|\bif\b|\bunless\b|\bwould\b|\bcould\b|\bmight\b|\bwithh[eo]ld|\bhold(?:s|ing)?\s+back\b"""
-    r"""|\bkeep(?:s|ing)?\b|\bkept\b|\bden(?:y|ies|ied)\b|\breject|\bwithdraw|\brather\b""",
-    re.IGNORECASE)
-_KEYED_LINE = re.compile(r"\s*(?:[-*•]\s*)?(?:(?:I\s+)?offer(?:ing)?\s*[:=]?\s*"
-                         r"|[\"']?(?:quoted_constraint|quote|constraint)[\"']?\s*[:=]\s*)?", re.IGNORECASE)
-_FIELD_VALUE = re.compile(r"""["']?\s*[:=]\s*["']?(.*)$""")
-_QUOTED = re.compile(r'"([^"\n]{1,500})"|“([^”\n]{1,500})”|`([^`\n]{1,500})`|\'([^\'\n]{1,500})\'')
-
-
-def _squash(text: str) -> str:
-    return "".join(text.split())
-
-
-def quoted_lines(constraints: Sequence[str], raw: str) -> List[str]:
-    """The private lines the raw text contains anywhere, up to whitespace. A line found only
-    inside a longer line that is itself contained does not count separately."""
-    haystack = _squash(raw)
-    keyed = sorted({(_squash(line), line) for line in constraints if _squash(line)},
-                   key=lambda kv: (-len(kv[0]), kv[0]))
-    found: List[str] = []
-    for key, line in keyed:
-        if key in haystack:
-            found.append(line)
-            haystack = haystack.replace(key, "\x00")
-    return found
-
-
-def _verbatim(constraints: Sequence[str], raw: str) -> List[str]:
-    """Private lines the raw text holds verbatim as a whole line (optionally after a list
-    marker or an ``Offer:`` / ``quoted_constraint:`` key) or as a whole quoted token."""
-    keyed = {_squash(line): line for line in constraints if _squash(line)}
-    hits: List[str] = []
-    for text_line in raw.splitlines():
-        prefix = _KEYED_LINE.match(text_line)
-        key = _squash(text_line[prefix.end() if prefix else 0:]).rstrip(",")
-        if key in keyed and keyed[key] not in hits:
-            hits.append(keyed[key])
-        # a broken JSON reply's field: ``..., quoted_constraint: <line>`` to the end of the line
-        at = text_line.find("quoted_constraint")
-        if at >= 0:
-            value = _FIELD_VALUE.match(text_line, at + len("quoted_constraint"))
-            if value:
-                key = _squash(value.group(1)).rstrip("\"'},")
-                if key in keyed and keyed[key] not in hits:
-                    hits.append(keyed[key])
-    for m in _QUOTED.finditer(raw):
-        key = _squash(next(g for g in m.groups() if g is not None))
-        if key in keyed and keyed[key] not in hits:
-            hits.append(keyed[key])
-    return hits
-
-
-FALLBACK_MAX_CHARS = 4000
-"""A reply longer than this is not searched for an offer (a four-field reply is far shorter)."""
-
-
-def fallback_offer(constraints: Sequence[str], raw: str) -> Optional[str]:
-    """Recover an offer from unparseable output only when the raw text (its visible part:
-    reasoning blocks are removed first) holds exactly one private line verbatim as a whole
-    line or quoted token, holds no other private line anywhere, signals an offer, and
-    contains no negation, conditional or refusal verb anywhere outside that line ("No
-    offer", "I'm unable to offer", "I would offer ... only if", "so I withhold it", ...).
-    Returns the private line, else None: a fabricated ``Offer: P(H) = 1/27`` recovers nothing."""
-    if not isinstance(raw, str) or not raw.strip() or len(raw) > FALLBACK_MAX_CHARS:
-        return None
-    whole = _verbatim(constraints, raw)
-    if len(whole) != 1 or quoted_lines(constraints, raw) != whole:
-        return None
-    # the signals are read outside the quoted line, so its own words cannot trigger them
-    line_re = r"\s*".join(re.escape(ch) for ch in _squash(whole[0]))
-    rest = re.sub(line_re, " ", re.sub(r"\s+", " ", raw))
-    if not _OFFER_SIGNAL.search(rest) or _NEGATION.search(rest):
-        return None
-    return whole[0]
+NOT_A_REPLY = "not a reply object: prose is never read as an offer"
+"""The second error of an unparsable reply: the reply schema is the protocol, so a reply
+that is not one valid JSON object is a responder error and a decline, whatever line its text
+quotes (issue 35: ``Please ask again more precisely; then I can offer "P(H) = 1/2".`` was
+once read as the offer of ``P(H) = 1/2``)."""
 
 
 def postvalidate(constraints: Sequence[str], completion: Completion) -> ResponderResult:
@@ -237,16 +161,8 @@ def postvalidate(constraints: Sequence[str], completion: Completion) -> Responde
         meta["reasoning"] = completion.reasoning
     parsed, parse_error = parse_reply(visible)
     if parse_error is not None:
-        line = fallback_offer(constraints, visible)
-        if line is not None:
-            log.info("llm responder: JSON unparseable, raw-text fallback recovered an offer")
-            meta["fallback"] = "raw_text_offer"
-            return ResponderResult("offer", line, raw=raw, parsed=None,
-                                   errors=[parse_error, "fallback: offer recovered from raw text"],
-                                   meta=meta)
-        log.info("llm responder: JSON unparseable and no explicit offer in the text: declined (%s)",
-                 parse_error)
-        return decline([parse_error], raw=raw, meta=meta)
+        log.info("llm responder: reply is not a JSON object: declined as a responder error (%s)", parse_error)
+        return decline([parse_error, NOT_A_REPLY], raw=raw, meta=meta)
 
     problems = schema_errors(parsed)
     if problems:

@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from mira_math.common.atomic import write_atomic
 from mira_math.eval.metrics import DEFINITIONS, METRICS, GroupMetrics
+from mira_math.eval.responder_standard import of_run
 from mira_math.eval.rundir.files import SCORES_CSV, SCORES_JSON
 from mira_math.eval.rundir.runs import RunInfo
 from mira_math.eval.rundir.transcripts import content_fingerprint
@@ -46,7 +47,8 @@ def run_section(r: RunInfo, base: Optional[Path] = None) -> Dict[str, Any]:
             "dataset_files": (r.manifests[0].get("dataset") or {}).get("files"),
             "dataset_checksum": r.dataset_checksum,
             "transcripts": r.transcripts, "selected": r.expected, "missing": r.missing,
-            "status": r.status, "fingerprint": r.fingerprint}
+            "status": r.status, "fingerprint": r.fingerprint,
+            "responder_card": of_run(r.manifests[0] if r.manifests else {}, c)}
 
 
 def scores_document(s: RunScores, base: Optional[Path] = None) -> Dict[str, Any]:

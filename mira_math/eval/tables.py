@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from mira_math.eval.compare import Comparison
 from mira_math.eval.metrics import GroupMetrics, cost, fixed, num, pct, table_cells, table_header
 from mira_math.eval.metrics import _trace_cell as trace_cell
+from mira_math.eval.responder_standard import is_standard
 from mira_math.eval.rundir.files import ScoringError
 from mira_math.eval.scoring import RunScores
 
@@ -330,6 +331,8 @@ def run_table(scores: Sequence[RunScores]) -> str:
     for s in scores:
         r = s.run
         responder = "none (oracle hint)" if r.condition == "oracle_hint" else f"`{r.get('responder')}`"
+        if not is_standard(r.get("responder"), r.condition):   # issue 35: never mixed silently
+            responder += " (not the standard responder)"
         shards = "-" if r.shard_count is None else f"{len(r.shards_present)}/{r.shard_count}"
         rows.append([s.label, f"`{r.get('solver')}`", responder, r.regime, r.condition,
                      r.get("protocol", "paper"), r.split, r.dataset_checksum[:12] or "-", r.decoding,

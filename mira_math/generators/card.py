@@ -13,6 +13,8 @@ from typing import Any, Dict, List, Optional, Union
 
 from mira_math.generators import registry
 from mira_math.generators.layout import CARD_SOURCE, SPLIT, data_path
+from mira_math.generators.requests import CONFIG_NAME as REQUESTS_CONFIG
+from mira_math.generators.requests import REQUESTS_PATH, RequestRow
 from mira_math.generators.schema import Instance
 
 DEFAULT_CONFIG = "all"
@@ -46,6 +48,7 @@ def configs() -> Dict[str, List[str]]:
     }
     for name in registry.names():
         out[name] = [data_path(name)]
+    out[REQUESTS_CONFIG] = [REQUESTS_PATH]
     return out
 
 
@@ -73,9 +76,10 @@ def _struct(cls: Any) -> List[Dict[str, Any]]:
     return [_feature(f.name, hints[f.name]) for f in dataclasses.fields(cls)]
 
 
-def features() -> List[Dict[str, Any]]:
-    """The ``datasets`` features of an instance row, derived from :class:`Instance`."""
-    return _struct(Instance)
+def features(config: str = DEFAULT_CONFIG) -> List[Dict[str, Any]]:
+    """The ``datasets`` features of a config's rows, derived from :class:`Instance` (a request
+    row of the ``responder_check`` config: :class:`RequestRow`)."""
+    return _struct(RequestRow if config == REQUESTS_CONFIG else Instance)
 
 
 # ------------------------------------------------------------------ card front matter
@@ -107,7 +111,7 @@ def card_metadata(info: dict, files: Dict[str, bytes]) -> Dict[str, Any]:
             for name, paths in present.items()
         ],
         "dataset_info": [
-            {"config_name": name, "features": features(),
+            {"config_name": name, "features": features(name),
              "splits": [{"name": SPLIT,
                          "num_bytes": sum(len(files[p]) for p in paths),  # JSONL bytes
                          "num_examples": sum(files[p].count(b"\n") for p in paths)}]}

@@ -3,6 +3,8 @@
 Layout of a release folder::
 
     data/<family>/test.jsonl   one file per family, instances in release order
+    responder_check/test.jsonl the public release only: the labelled request set
+                               (``generators/requests.py``, HF config ``responder_check``)
     release_info.json          generator version, seed set, master seed, counts
     README.md                  the Hub card: generated YAML (configs, features, sizes) + datasheet
     croissant.json             Croissant 1.1 metadata with the responsible-AI fields
@@ -30,6 +32,7 @@ from mira_math.generators.hub_files import CROISSANT, EVAL_YAML, croissant, eval
 from mira_math.generators.layout import DEFAULT_RELEASE as DEFAULT_RELEASE  # re-exported
 from mira_math.generators.layout import SPLIT as SPLIT  # re-exported
 from mira_math.generators.layout import data_path
+from mira_math.generators.requests import REQUESTS_PATH, render_request_set
 from mira_math.generators.schema import DataError, Instance, read_jsonl
 from mira_math.generators.seeds import PUBLIC, SeedSet
 
@@ -122,9 +125,11 @@ def render_release(seed_set: SeedSet, per_type: Dict[str, int], families: Sequen
                    progress: Optional[Callable[[], None]] = None,
                    disjoint_from: Sequence[dict] = (), commit_reveal: bool = False) -> Dict[str, bytes]:
     """Every file of the release folder (card, croissant.json, eval.yaml for the public
-    release, and checksums included), in memory."""
-    split = build_split(seed_set, per_type, families, difficulties, excluded_keys(disjoint_from))
+    release, the responder-check request set, and checksums included), in memory."""
+    split = list(build_split(seed_set, per_type, families, difficulties, excluded_keys(disjoint_from)))
     files = group_lines(split, progress)
+    if has_request_set(seed_set, families, difficulties):
+        files[REQUESTS_PATH] = render_request_set(split)
     info = release_info(seed_set, per_type, files, families, difficulties, disjoint_from, commit_reveal)
     files[RELEASE_INFO] = (json.dumps(info, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     files[README] = render_readme(info, files).encode("utf-8")
@@ -133,6 +138,13 @@ def render_release(seed_set: SeedSet, per_type: Dict[str, int], families: Sequen
         files[EVAL_YAML] = eval_yaml(info["generator_version"]).encode("utf-8")
     files[CHECKSUMS] = manifest(files)
     return files
+
+
+def has_request_set(seed_set: SeedSet, families: Sequence[str], difficulties: Sequence[int]) -> bool:
+    """Whether a release folder carries the labelled request set: the public seed set with
+    every family and difficulty (the set samples every block; held-out splits do not carry it)."""
+    return seed_set.name == PUBLIC.name and list(families) == registry.names() \
+        and sorted(difficulties) == [1, 2, 3]
 
 
 def with_repo_id(files: Dict[str, bytes], repo_id: str) -> Dict[str, bytes]:

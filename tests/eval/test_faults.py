@@ -250,7 +250,7 @@ def _offer(inst) -> str:
 HOLDER_FAULTS = [
     ("ok", None),
     ("invalid_json", "json parse error"),
-    ("invalid_json_quoting_the_line", "json parse error"),   # the raw-text fallback offers it
+    ("invalid_json_quoting_the_line", "json parse error"),   # quoting the line is no offer (issue 35)
     ("empty", "json parse error: empty reply"),
     ("truncated", "cut off: finish_reason=length"),
     ("schema", "schema violation"),
@@ -289,12 +289,6 @@ def test_llm_responder_with_invalid_json_empty_truncated_and_failed_replies(tmp_
         r = rows[tid]
         if kind == "ok":
             assert r["error"] is None and r["verdict"]["correct"]
-        elif kind == "invalid_json_quoting_the_line":
-            assert r["error"] is None and r["verdict"]["correct"]
-            (t,) = [t for t in r["turns"] if t["role"] == "responder"]
-            assert t["decision"] == "offer" and t["shown"] == t["quoted_constraint"]
-            assert t["errors"][0].startswith("json parse error")
-            assert t["errors"][1] == "fallback: offer recovered from raw text"
         elif kind == "backend_error":
             assert r["verdict"] is None
             meta = r["error"].pop("meta")
@@ -308,7 +302,7 @@ def test_llm_responder_with_invalid_json_empty_truncated_and_failed_replies(tmp_
             for t in holder:
                 assert t["decision"] == "decline" and t["shown"] == "I do not have that information."
                 assert any(e.startswith(expected_error[kind]) for e in t["errors"]), t["errors"]
-    assert result.errors == 3 and result.correct == 6
+    assert result.errors == 3 and result.correct == 3
     scored_before = {t: r for t, r in rows.items() if r["error"] is None}
 
     healthy = ScriptedBackend(seeds, lambda inst, req: _holder_reply("ok", inst))

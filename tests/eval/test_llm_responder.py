@@ -13,9 +13,8 @@ import pytest
 from mira_math.eval.backends.base import ChatRequest, Completion, GenParams
 from mira_math.game.protocol import DECLINE_TEXT
 from mira_math.game.responders.base import Responder, ResponderCall
-from mira_math.eval.llm_responder import (REPLY_SCHEMA, SYSTEM_PROMPT, LLMResponder, build_conversation,
-                                 fallback_offer, parse_reply, postvalidate, quoted_lines,
-                                 schema_errors)
+from mira_math.eval.llm_responder import (NOT_A_REPLY, REPLY_SCHEMA, SYSTEM_PROMPT, LLMResponder,
+                                          build_conversation, parse_reply, postvalidate, schema_errors)
 
 C1 = "congruence 3: x ≡ 1 (mod 3)"
 C2 = "the prior P(D) = 1/20"
@@ -107,7 +106,7 @@ def test_schema_violations_decline(payload, needle):
 def test_junk_json_declines_with_parse_error(raw):
     r = postvalidate(LINES, _ok(raw))
     assert r.decision == "decline" and r.shown == DECLINE_TEXT
-    assert len(r.errors) == 1 and r.errors[0].startswith("json parse error")
+    assert r.errors[0].startswith("json parse error") and r.errors[1:] == [NOT_A_REPLY]
     assert "fallback" not in r.meta
 
 
@@ -123,35 +122,16 @@ def test_fenced_json_is_parsed():
     '"quoted_constraint": "congruence 3:  x ≡ 1 (mod 3)", "hint": "x',
     "type: offer\nquoted_constraint: congruence 3:  x ≡ 1 (mod 3)",
     "Offer: congruence 3: x ≡ 1 (mod 3)",
+    "congruence 3: x ≡ 1 (mod 3)",
+    f"I cannot offer {C1}",
 ])
-def test_fallback_recovers_verbatim_quote_that_signals_an_offer(raw):
-    assert fallback_offer(LINES, raw) == C1
+def test_a_reply_that_is_not_a_reply_object_is_never_an_offer(raw):
+    """Issue 35: the schema is the protocol. Prose, a broken object or a bare line quoting a
+    private line verbatim is a responder error and a decline, never an offer of that line."""
     r = postvalidate(LINES, _ok(raw))
-    assert (r.decision, r.quoted_constraint, r.shown) == ("offer", C1, C1)
-    assert r.meta["fallback"] == "raw_text_offer"
-    assert r.errors[0].startswith("json parse error") and "fallback" in r.errors[1]
-
-
-@pytest.mark.parametrize("raw", [
-    "congruence 3: x ≡ 1 (mod 3)",                                    # no offer signal
-    "I offer congruence 3: x ≡ 2 (mod 3)",                            # not verbatim
-    f"offer: {C1} and {C2}",                                          # two constraints
-    f'{{"type": "decline", "has_exact_match": false, "quoted_constraint": "{C1}"',  # says decline
-    f"I cannot offer {C1}",                                           # negated
-    "type: offer\nquoted_constraint: congruence 3: x ≡ 1\n(mod 3)",    # not a whole line
-    f'{{"type": "offer", "has_exact_match": false, "quoted_constraint": "{C1}"',    # no exact match
-])
-def test_fallback_stays_conservative(raw):
-    assert fallback_offer(LINES, raw) is None
-    r = postvalidate(LINES, _ok(raw))
-    assert r.decision == "decline" and r.shown == DECLINE_TEXT
-
-
-def test_fallback_prefers_the_longer_line_it_contains():
-    lines = [C1, C3]
-    assert quoted_lines(lines, f"offer {C3}") == [C3]
-    assert fallback_offer(lines, f"offer {C3}") == C3
-    assert fallback_offer(lines, f"offer {C3} and {C1}") is None
+    assert (r.decision, r.quoted_constraint, r.shown) == ("decline", None, DECLINE_TEXT)
+    assert r.errors[0].startswith("json parse error") and r.errors[1] == NOT_A_REPLY
+    assert "fallback" not in r.meta
 
 
 def test_refusal_length_and_backend_error_decline():
@@ -300,7 +280,7 @@ def test_end_to_end_through_openai_backend(monkeypatch):
         assert C1 in text and C2 in text and "349" not in text
 
 
-# -- issue 11/13: echoes of the prompt's layout, the raw-text fallback --------------------------
+# -- issue 11/13: echoes of the prompt's layout; prose is no offer (issue 35) ------------------
 
 @pytest.mark.parametrize("quote", [f"1. {C1}", f"2) {C1}", f"- {C1}", "x ≡ 1 (mod 3)", " x ≡ 1 (mod 3) "])
 def test_echoed_list_number_or_unlabeled_quote_is_the_private_line(quote):
@@ -316,27 +296,18 @@ def test_unlabeled_quote_matching_two_lines_declines():
 
 
 @pytest.mark.parametrize("raw", [
-    "Offer: P(H) = 1/27",                       # fabricated: the real line is only a prefix
-    'Offer: "P(H) = 1/27"',
-    "No offer. P(H) = 1/2",
-    'I\'m unable to offer "P(H) = 1/2".',
-    'I shouldn\'t offer "P(H) = 1/2".',
-    'I won\'t offer "P(H) = 1/2"',
-    'offer "P(H) = 1/2" (not an exact match)',
-    'offer "P(H) = 1/2" and "P(E|H) = 3/4"',    # a second private line
-    'offer "P(H) = 1/2"; also P(E|H) = 3/4',
-    "P(H) = 1/2",                                # no offer signal
+    'Please ask again more precisely; then I can offer "P(H) = 1/2".',     # issue 35's two replies
+    'I will offer "P(H) = 1/2" once you ask for that quantity by name.',
+    "Offer: P(H) = 1/27", 'Offer: "P(H) = 1/2"', "type: offer\nP(H) = 1/2", 'I offer `P(H) = 1/2`.',
+    "{'type': offer, quoted_constraint: P(H) = 1/2",
+    '{"type": "offer", "quoted_constraint": "P(H) = 1/2",',
+    "No offer. P(H) = 1/2", "P(H) = 1/2",
 ])
-def test_fallback_declines_fabrications_negations_and_second_lines(raw):
+def test_prose_quoting_a_private_line_is_a_responder_error(raw):
     lines = ["P(H) = 1/2", "P(E|H) = 3/4"]
-    assert fallback_offer(lines, raw) is None
     r = postvalidate(lines, _ok(raw))
-    assert r.decision == "decline" and r.errors and r.errors[0].startswith("json parse error")
-
-
-@pytest.mark.parametrize("raw", ['Offer: "P(H) = 1/2"', "type: offer\nP(H) = 1/2", 'I offer `P(H) = 1/2`.'])
-def test_fallback_recovers_a_whole_line_or_quoted_token(raw):
-    assert fallback_offer(["P(H) = 1/2", "P(E|H) = 3/4"], raw) == "P(H) = 1/2"
+    assert r.decision == "decline" and r.quoted_constraint is None and r.shown == DECLINE_TEXT
+    assert r.errors == [r.errors[0], NOT_A_REPLY] and r.errors[0].startswith("json parse error")
 
 
 def test_fence_parsing_is_linear_on_an_unclosed_fence():
@@ -344,13 +315,6 @@ def test_fence_parsing_is_linear_on_an_unclosed_fence():
     parsed, err = parse_reply("```json" + "\n" * 2000 + "{")
     assert parsed is None and err.startswith("json parse error")
     assert parse_reply("```\n" + _reply() + "\n```")[0]["quoted_constraint"] == C1
-
-
-def test_fallback_reads_a_broken_replys_quoted_constraint_field():
-    lines = ["P(H) = 1/2", "P(E|H) = 3/4"]
-    assert fallback_offer(lines, "{'type': offer, quoted_constraint: P(H) = 1/2") == "P(H) = 1/2"
-    assert fallback_offer(lines, '{"type": "offer", "quoted_constraint": "P(H) = 1/2",') == "P(H) = 1/2"
-    assert fallback_offer(lines, "{'type': offer, quoted_constraint: P(H) = 1/27") is None
 
 
 # -- reasoning models as responders, prose declines (issue 21) ---------------------------------
@@ -386,6 +350,7 @@ def test_prose_declines_are_never_offers(raw):
     assert r.errors and r.errors[0].startswith("json parse error")
 
 
-def test_negation_inside_thinking_does_not_block_an_explicit_offer():
+def test_thinking_then_prose_is_not_an_offer():
     r = postvalidate(LINES, _ok(f'<think>not C2, that is not asked</think>Offer: "{C1}"'))
-    assert (r.decision, r.quoted_constraint) == ("offer", C1)
+    assert r.decision == "decline" and r.errors[1] == NOT_A_REPLY
+    assert r.meta["reasoning"].startswith("not C2")

@@ -24,15 +24,15 @@ from mira_math.generators.layout import DEFAULT_RELEASE as RELEASE
 def test_release_regenerates_byte_for_byte(counts):
     report = verify_release(RELEASE)
     assert report.problems == []
-    # data files, release_info.json, README.md, croissant.json, eval.yaml, CHECKSUMS
-    assert report.files_checked == counts.data_files + 5
+    # data, the request set (issue 35), release_info.json, README.md, croissant.json, eval.yaml, CHECKSUMS
+    assert report.files_checked == counts.data_files + 1 + 5
 
 
 def test_manifest_is_sha256sum_compatible(counts):
     assert check_manifest(RELEASE) == []
     lines = (RELEASE / "CHECKSUMS.sha256").read_text().splitlines()
     assert all(len(line.split("  ")[0]) == 64 for line in lines)
-    assert len(lines) == counts.data_files + 4  # every file but the manifest itself
+    assert len(lines) == counts.data_files + 1 + 4  # every file but the manifest itself (+1: the request set)
 
 
 def test_release_info(release_instances, release_info):

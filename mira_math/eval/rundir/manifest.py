@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence
 
+from mira_math.eval.responder_standard import responder_card
 from mira_math.eval.selection import Selection
 from mira_math.game.messages import RUN_SEED
 from mira_math.game.protocol import PROTOCOL_VERSION
@@ -123,6 +124,7 @@ def manifest(config: RunConfig, selection: Selection, models: Dict[str, Any],
                     "instances": len(selection.instances)},
         "prompt_hash": config.prompt_hash,
         "models": models,
+        "responder_card": responder_card(config.responder, config.condition),   # issue 35
         "mira_math": mira_math_versions(),
         "versions": package_versions(),
         "git": _git(),

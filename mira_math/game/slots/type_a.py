@@ -79,7 +79,10 @@ def _crt() -> List[Tuple[str, SlotSpec]]:
 @register("geometry_coordinates")
 def _geometry() -> List[Tuple[str, SlotSpec]]:
     point = r"(?:the\s+)?(?:point\s+)?"
-    return labelled("line", "line {0}", last=2) + [
+    # "the coefficients a, b, c (of line 2)": the letters of the lines' own form a·x + b·y = c
+    # (the context's wording), not another family's variables (issue 35)
+    abc = r"\b(?:(?:integer\s+)?coefficients?\s+)?\(?\s*a\s*,\s*b\s*,?\s*(?:and\s+)?c\s*\)?(?![A-Za-z0-9_])"
+    return [(abc, None)] + labelled("line", "line {0}", last=2) + [
         (r"\b(?:other|remaining)\s+line\b", "line 2"),
         (r"\|\s*(?-i:PQ|QP)\s*\||\b(?-i:PQ|QP)\b", "|PQ|"),
         (rf"\b(?:distance|length)\b(?:\s+(?:between|from)\s+{point}(?-i:P)\s+(?:and|to)\s+{point}(?-i:Q)\b"
@@ -186,7 +189,7 @@ def _moment() -> List[Tuple[str, SlotSpec]]:
         (NB + term + r"(?:\s*\+\s*" + term + r")+", _moment_expr),
         (rf"\b{times_d}(?:second|2nd)(?:\s+raw)?\s+moment\b", "q1 + 4q2"),
         (rf"\b{times_d}(?:first|1st)(?:\s+raw)?\s+moment\b", "q1 + 2q2"),
-        (r"\bmoment\s*(?:#|no\.?|number)?\s*([12])\b", lambda n, s: _MOMENT_ORDER[n[0] - 1]),
+        (r"\bmoment\s*(?:#|no\.?|number|_)?\s*([12])\b", lambda n, s: _MOMENT_ORDER[n[0] - 1]),
         (rf"\bE\s*[\[(]\s*{x_sq}\s*[\])]|\b(?:expected\s+value|expectation|mean)\s+of\s+{x_sq}",
          "q1 + 4q2"),
         (r"\bE\s*[\[(]\s*X\s*[\])]|\bexpected\s+value\b|\bexpectation\b", "q1 + 2q2"),
