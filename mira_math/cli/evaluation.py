@@ -15,7 +15,7 @@ from mira_math.generators.layout import DEFAULT_RELEASE
 from mira_math.eval.redact import redact_argv, redact_text
 from mira_math.cli.data import did_you_mean, non_negative_int, positive_int, restore_release, unknown_families
 
-SCRIPTED_SOLVERS = ("reference", "noask", "sampler")
+SCRIPTED_SOLVERS = ("reference", "noask", "sampler", "first-fact")
 SAMPLING_SOLVERS = ("sampler",)          # scripted, but seeded randomness at --temperature
 DEFAULT_MAX_TOKENS = 4096
 BACKEND_KINDS = kinds()
@@ -59,7 +59,7 @@ def check_solver_spec(spec: str) -> None:
     if not sep:
         if spec not in SCRIPTED_SOLVERS:
             hint = did_you_mean(spec, SCRIPTED_SOLVERS)
-            raise ValueError(f"unknown solver {spec!r}{hint}: use reference, noask, sampler or KIND:MODEL "
+            raise ValueError(f"unknown solver {spec!r}{hint}: use reference, noask, sampler, first-fact or KIND:MODEL "
                              f"with KIND one of {', '.join(BACKEND_KINDS)}")
     elif kind not in BACKEND_KINDS:
         raise ValueError(f"unknown backend kind {kind!r}{did_you_mean(kind, BACKEND_KINDS)} in "
@@ -345,7 +345,7 @@ def add_commands(sub) -> None:
     """Add ``eval``, ``score``, ``report`` and ``audit`` to ``mira-math``'s subparsers ``sub``."""
     e = sub.add_parser("eval", help="run a solver against a responder on a split")
     e.add_argument("--solver", required=True, metavar="SPEC",
-                   help=" | ".join(("reference", "noask", "sampler", *(b.spec for b in BACKENDS.values()))))
+                   help=" | ".join(("reference", "noask", "sampler", "first-fact", *(b.spec for b in BACKENDS.values()))))
     e.add_argument("--responder", default="rules", metavar="SPEC", help="rules | llm:same | llm:KIND:MODEL")
     e.add_argument("--regime", choices=["zs", "4s"], default="zs", help="zero-shot or four-shot prompt")
     e.add_argument("--condition", choices=["standard", "oracle-hint"], default="standard",

@@ -291,7 +291,7 @@ def _check_record(inst: Instance, path: Path, number: int, validate: bool = True
         raise DataError(f"unknown family {inst.family!r}", str(path), number, "family")
     if not validate:
         return
-    failures = validate_instance(inst, registry.get(inst.family))
+    failures = validate_instance(inst, registry.get(inst.family, inst.k))
     if failures:
         raise DataError(f"fails validation: {failures[0]}", str(path), number)
 
@@ -833,7 +833,8 @@ def run(out: Path, selection: Selection, config: RunConfig, solver: Any, respond
         raise RunError(f"--out {out}: exists and is not a folder")
     if config.regime == "4s":
         check_fewshot_disjoint(selection.instances)
-    config.prompt_hash = config.prompt_hash or prompt_hash(config.regime)
+    config.prompt_hash = config.prompt_hash or prompt_hash(      # k >= 2: the multi-fact prompt
+        config.regime, max((inst.k for inst in selection.instances), default=1))
     config.dataset_checksum = config.dataset_checksum or selection.checksum
     config.backend = config.backend or redact_obj(_backend_params(solver, responder))
     models = redact_obj({"solver": solver.describe(), "responder": responder.describe()})  # no secrets

@@ -31,7 +31,7 @@ from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Seq
 
 from mira_math.eval.rundir import MANIFEST, TRANSCRIPTS, RunRecords, declared_shard as _declared_shard
 from mira_math.eval.rundir import read_manifest as _read_manifest
-from mira_math.eval.metrics import (C as _C, CLUSTER_PAIRS, COLUMNS as _COLUMNS, DEFINITIONS, METRICS,
+from mira_math.eval.metrics import (C as _C, CLUSTER_PAIRS, COLUMNS as _COLUMNS, DEFINITIONS, FACT_SCALE, METRICS,
                                     GroupMetrics, Totals, compute, fixed, pct)
 from mira_math.eval.stats import Moments
 from mira_math.generators.layout import RESOURCE_ROOT
@@ -66,6 +66,7 @@ class _InstanceFields(NamedTuple):
     candidate_answers: Optional[int]
     canonical: frozenset                    # the hint constraints (canonical lines)
     key: Tuple[str, str]                    # (seed set, id): read several times per transcript
+    groups: Tuple[frozenset, ...]           # the canonical lines of each needed fact (k groups)
 
 
 class InstanceInfo(_InstanceFields):
@@ -76,9 +77,10 @@ class InstanceInfo(_InstanceFields):
     __slots__ = ()
 
     def __new__(cls, seed_set: str, id: str, family: str, type: str, difficulty: int,  # noqa: A002
-                candidate_answers: Optional[int], canonical: frozenset) -> "InstanceInfo":
+                candidate_answers: Optional[int], canonical: frozenset,
+                groups: Optional[Tuple[frozenset, ...]] = None) -> "InstanceInfo":
         return tuple.__new__(cls, (seed_set, id, family, type, difficulty, candidate_answers, canonical,
-                                   (seed_set, id)))
+                                   (seed_set, id), groups or (canonical,)))
 
 
 def _field_error(where: str, name: str, problem: str) -> ScoringError:
@@ -150,7 +152,17 @@ def instance_info(row: Any, where: Any) -> InstanceInfo:
             _check(h.get("constraint") if isinstance(h, dict) else None, (str,), _where(where), "hints.constraint")
         canonical.append(line)
     return InstanceInfo(intern(seed_set), tid, intern(family), intern(type_), difficulty, cand or None,
-                        frozenset(canonical))         # one copy of the repeated strings: 180 bytes a line
+                        frozenset(canonical),         # one copy of the repeated strings: 180 bytes a line
+                        _groups(get("hint_groups"), hints, where) if "hint_groups" in row else None)
+
+
+def _groups(groups: Any, hints: List[Any], where: Any) -> Tuple[frozenset, ...]:
+    """The canonical lines of each hint group of a k >= 2 row (issue 34)."""
+    by_slot = {h.get("slot"): h.get("constraint") for h in hints if type(h) is dict}
+    if type(groups) is not list or not all(type(g) is list and g and all(s in by_slot for s in g)
+                                           for g in groups):
+        raise ScoringError(f"{_where(where)}: field 'hint_groups': expected lists of hint slots")
+    return tuple(frozenset(by_slot[s] for s in g) for g in groups)
 
 
 def _where(where: Any) -> str:
@@ -294,6 +306,9 @@ class InstanceStats:
     usage_turns: int = 0                   # solver turns that reported usage
     reasoning_turns: int = 0               # ... that reported reasoning tokens
     solver_turns: int = 0
+    facts_needed: int = 1                  # k: the facts (hint groups) the view lacks
+    facts_acquired: int = 0                # groups with a canonical offer
+    new_fact_offers: int = 0               # canonical offers of a group not yet acquired
 
     @property
     def sample_key(self) -> Tuple[str, str, int]:
@@ -312,6 +327,15 @@ class InstanceStats:
         if self.correct:
             return "correct"
         return "canonical_wrong" if self.canonical_offers else "no_canonical"
+
+    @property
+    def facts_class(self) -> str:
+        """The k-fact trace decomposition: no fact / some facts / all facts but wrong / correct."""
+        if self.correct:
+            return "correct"
+        if not self.facts_acquired:
+            return "no_fact"
+        return "all_facts_wrong" if self.facts_acquired >= self.facts_needed else "some_facts"
 
 
 def _answer_source(row: Mapping[str, Any], last_answer: Any, where: str) -> str:
@@ -380,6 +404,9 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
     before_first: Optional[int] = None
     last_answer: Any = None
     hints = info.canonical
+    groups = info.groups
+    acquired: set = set()
+    new_facts = 0
     for n, turn in enumerate(turns):                # the hot loop: checks inline, helpers on failure
         if type(turn) is not dict:
             _check(turn, (dict,), where, f"turns[{n}]")
@@ -431,6 +458,11 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
             requests += 1
             offers += is_offer
             canonical += is_canonical
+            if is_canonical:
+                group = next(g for g, lines in enumerate(groups) if line in lines)
+                if group not in acquired:
+                    acquired.add(group)
+                    new_facts += 1
         else:
             raise _field_error(where, f"turns[{n}].role", f"expected 'solver' or 'responder', got "
                                                           f"{_preview(role)}")
@@ -442,7 +474,7 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
         tokens_num, tokens_den, answered, answered and not correct and parsed is None,
         answered and _answer_source(row, last_answer, where) == "fallback",
         info.candidate_answers, epoch, raw_fallbacks, prompt, completion, reasoning, usage_turns,
-        reasoning_turns, solver_turns)
+        reasoning_turns, solver_turns, len(groups), len(acquired), new_facts)
 
 
 # ================================================================== group metrics
@@ -527,7 +559,11 @@ def stats_row(s: InstanceStats, scales: Scales) -> Tuple[int, ...]:
             int(wrong and cls == "no_canonical"), int(wrong and cls == "canonical_wrong"),
             int(s.unreadable and cls == "no_canonical"), int(s.unreadable and cls == "canonical_wrong"),
             s.noncanonical_offers, int(s.noncanonical_offers > 0), s.prompt_tokens,
-            s.completion_tokens, s.reasoning_tokens, s.usage_turns, s.reasoning_turns, s.solver_turns)
+            s.completion_tokens, s.reasoning_tokens, s.usage_turns, s.reasoning_turns, s.solver_turns,
+            s.facts_needed, s.facts_acquired, int(s.facts_acquired >= s.facts_needed),
+            s.facts_acquired * (FACT_SCALE // s.facts_needed), s.new_fact_offers,
+            int(s.facts_class == "no_fact"), int(s.facts_class == "some_facts"),
+            int(s.facts_class == "all_facts_wrong"))
 
 
 class _Group:
