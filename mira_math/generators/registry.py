@@ -38,7 +38,9 @@ TYPE_B = (
 # multi_hint part of the release (docs/decisions.md, issue 34).
 MULTI_HINT = (
     "bayes_missing_prior",
+    "crt_reconstruction",
     "linear_system_separator",
+    "piecewise_missing_threshold",
     "rankdef_linear_shared",
     "recurrence_missing_init",
     "birth_death_missing_rate",

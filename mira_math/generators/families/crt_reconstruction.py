@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Any, Dict, List, Optional, Set
+from typing import Any, Dict, List, Optional, Sequence, Set
 
 from mira_math.generators.family import Family, Latent, Rendered
 from mira_math.generators.schema import Hint
@@ -102,3 +102,68 @@ class CrtReconstruction(Family):
 
 
 FAMILY = CrtReconstruction()
+
+
+class CrtTwoFacts(CrtReconstruction):
+    """Two congruences withheld (the second and the third, moduli included); the solver has
+    congruence 1. The view alone leaves x ≡ r_1 (mod m_1) below the largest product of two
+    unused pool primes; with one more congruence x ≡ x_0 (mod m_1·m_i) below m_1·m_i times the
+    largest unused prime: finite sets, enumerated (the chance level)."""
+
+    k = 2
+
+    def render(self, latent: Latent) -> Rendered:
+        m, x = latent["moduli"], latent["x"]
+        one = super().render(latent)
+        lines = [f"congruence {i + 1}: {_congruence(x, m[i])}" for i in (1, 2)]
+        pool = ", ".join(str(p) for p in PRIMES)
+        return Rendered(
+            context=one.context, facts=[f"congruence 1: {_congruence(x, m[0])}"],
+            question=one.question,
+            domain=f"x is an integer with 0 ≤ x < m_1·m_2·m_3; m_2 and m_3 are distinct primes from "
+                   f"{{{pool}}} other than m_1, and 0 ≤ r_i < m_i.",
+            responder=lines,
+            hints=[Hint(f"congruence {i + 1}", line, _congruence(x, m[i]))
+                   for i, line in zip((1, 2), lines)],
+            hint_groups=[["congruence 2"], ["congruence 3"]],
+        )
+
+    def known(self, latent: Latent) -> Dict[str, Any]:
+        m, x = latent["moduli"], latent["x"]
+        return {"level": latent["level"], "moduli": m[:1], "residues": [x % m[0]]}
+
+    @staticmethod
+    def _read(hint: Hint) -> List[int]:
+        match = _HINT_RE.match(hint.value)
+        if not match or hint.slot not in ("congruence 2", "congruence 3"):
+            raise ValueError(f"cannot read congruence {hint.value!r}")
+        return [int(match.group(1)), int(match.group(2))]
+
+    def complete_many(self, known: Dict[str, Any], hints: Sequence[Hint]) -> Latent:
+        if sorted(h.slot for h in hints) != ["congruence 2", "congruence 3"]:
+            raise ValueError("needs congruences 2 and 3")
+        (r2, m2), (r3, m3) = (self._read(h) for h in sorted(hints, key=lambda h: h.slot))
+        moduli = list(known["moduli"]) + [m2, m3]
+        if len(set(moduli)) != 3 or any(p not in PRIMES for p in moduli) \
+                or not (0 <= r2 < m2 and 0 <= r3 < m3):
+            raise ValueError("the congruences are not modulo distinct unused pool primes")
+        return {"level": known["level"], "moduli": moduli,
+                "x": _crt(list(known["residues"]) + [r2, r3], moduli)}
+
+    def candidates_given(self, known: Dict[str, Any], given: Sequence[Hint]) -> Optional[Set[int]]:
+        (m1,), (r1,) = known["moduli"], known["residues"]
+        free = _unused([m1])
+        if not given:
+            top = max(p * q for p in free for q in free if p != q)
+            return {r1 + k * m1 for k in range(top)}
+        (r, m), = [self._read(h) for h in given]
+        if m not in free:
+            raise ValueError(f"modulus {m} is not an unused pool prime")
+        x0 = _crt([r1, r], [m1, m])
+        return {x0 + k * m1 * m for k in range(max(_unused([m1, m])))}
+
+    def candidates(self, known: Dict[str, Any]) -> Optional[Set[int]]:
+        return self.candidates_given(known, [])
+
+
+FAMILY_K2 = CrtTwoFacts()
