@@ -15,7 +15,12 @@ from mira_math.generators.release import read_release_info
 
 RELEASE = Path(__file__).resolve().parents[1] / "mira-math"
 EXPECTED_ROWS = {"all": 2310, "type_a": 660, "type_b": 1650,
-                 **{n: 60 if registry.type_of(n) == "A" else 150 for n in registry.names()}}
+                 **{n: 60 if registry.type_of(n) == "A" else 150 for n in registry.names()},
+                 # the two-fact part (issue 34): 10 per family and difficulty, both types
+                 "multi_hint": 30 * len(registry.multi_hint_names()),
+                 "multi_hint_type_a": 30 * len(registry.multi_hint_names("A")),
+                 "multi_hint_type_b": 30 * len(registry.multi_hint_names("B")),
+                 **{f"multi_hint_{n}": 30 for n in registry.multi_hint_names()}}
 
 
 def _front_matter() -> dict:
@@ -27,8 +32,10 @@ def _front_matter() -> dict:
 def test_configs_cover_types_and_every_family():
     cfg = mira_math.configs()
     assert list(cfg)[:3] == ["all", "type_a", "type_b"]
-    assert set(cfg) == {"all", "type_a", "type_b", *registry.names()}
+    assert set(cfg) == {"all", "type_a", "type_b", *registry.names(), "multi_hint", "multi_hint_type_a",
+                        "multi_hint_type_b", *(f"multi_hint_{n}" for n in registry.multi_hint_names())}
     assert cfg["all"] == cfg["type_a"] + cfg["type_b"]
+    assert cfg["multi_hint"] == cfg["multi_hint_type_a"] + cfg["multi_hint_type_b"]
 
 
 def test_card_yaml_parses_and_matches_the_release():
@@ -42,6 +49,8 @@ def test_card_yaml_parses_and_matches_the_release():
     assert names == ["id", "family", "type", "difficulty", "level", "seed", "seed_set",
                      "generator_version", "view", "responder", "hints", "answer",
                      "candidate_answers", "latent"]
+    multi = next(i for i in meta["dataset_info"] if i["config_name"] == "multi_hint")
+    assert [f["name"] for f in multi["features"]] == names + ["hint_groups"]
 
 
 def test_card_body_is_the_datasheet():
@@ -72,6 +81,9 @@ def test_load_dataset_every_config(config, tmp_path, monkeypatch):
     if config in registry.names():
         assert set(ds["family"]) == {config}
     assert ds.features["candidate_answers"].dtype == "int64"
+    assert ("hint_groups" in ds.features) == config.startswith("multi_hint")
+    if config.startswith("multi_hint"):
+        assert all(len(groups) == 2 for groups in ds["hint_groups"])
 
 
 def test_load_dataset_default_config_is_all(tmp_path, monkeypatch):

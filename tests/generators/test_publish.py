@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import hashlib
 import shutil
 from pathlib import Path
@@ -28,7 +30,8 @@ def test_plan_lists_every_file_with_size_and_sha256():
     plan = publishing.plan(RELEASE, "owner/mira-math", tag="v1.0.0")
     paths = [p for p, _, _ in plan.files]
     assert "README.md" in paths and "CHECKSUMS.sha256" in paths and "release_info.json" in paths
-    assert sum(p.startswith("data/") for p in paths) == 22
+    info = json.loads((RELEASE / "release_info.json").read_text())
+    assert sum(p.startswith("data/") for p in paths) == len(info["counts"]) + len(info["multi_hint"]["counts"])
     staged = publishing.staged_files(RELEASE, "owner/mira-math")
     for path, size, sha in plan.files:
         data = staged[path]
