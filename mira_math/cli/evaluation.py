@@ -345,7 +345,8 @@ def add_commands(sub) -> None:
     """Add ``eval``, ``score``, ``report`` and ``audit`` to ``mira-math``'s subparsers ``sub``."""
     e = sub.add_parser("eval", help="run a solver against a responder on a split")
     e.add_argument("--solver", required=True, metavar="SPEC",
-                   help=" | ".join(("reference", "noask", "sampler", "first-fact", *(b.spec for b in BACKENDS.values()))))
+                   help=" | ".join(("reference", "noask", "sampler", "first-fact",
+                                    *(b.spec for b in BACKENDS.values()))))
     e.add_argument("--responder", default="rules", metavar="SPEC", help="rules | llm:same | llm:KIND:MODEL")
     e.add_argument("--regime", choices=["zs", "4s"], default="zs", help="zero-shot or four-shot prompt")
     e.add_argument("--condition", choices=["standard", "oracle-hint"], default="standard",

@@ -1044,10 +1044,12 @@ def load_records(run_dir: Path) -> RunRecords:
 
 # ================================================================== scoring runs
 
-SCORES_VERSION = "3"   # 2: canonical hit rate / first request, unreadable, format compliance,
+SCORES_VERSION = "4"   # 2: canonical hit rate / first request, unreadable, format compliance,
                        #    exact bootstrap, run identity by configuration, (seed set, id) joins
                        # 3: metrics as rows (eval.metrics), Wilson intervals (cluster-aware),
                        #    epochs (pass@k, pass^k, spread), reported usage, raw-text fallbacks
+                       # 4: k missing facts (issue 34): facts acquired, all-facts rate, partial
+                       #    credit, Ask-precision/recall/F1, the four-class k-fact trace
 
 
 @dataclass

@@ -16,7 +16,7 @@ from typing import List, Optional, Sequence, Set
 
 from mira_math.generators.family import Family, Latent, Rendered
 from mira_math.generators.schema import Hint, Instance, decode_latent, encode_latent
-from mira_math.verifiers.exact import canonical, equal, from_canonical
+from mira_math.verifiers.exact import Value, canonical, equal, from_canonical
 
 PROPERTIES = (
     "schema", "consistency", "global_uniqueness", "local_underdetermination",
@@ -162,7 +162,7 @@ def validate_instance(inst: Instance, family: Family) -> List[Failure]:
 
 
 def _multi_fact_proofs(inst: Instance, family: Family, latent: Latent, rendered: Rendered,
-                       stored_answer: object) -> List[Failure]:
+                       stored_answer: Value) -> List[Failure]:
     """The proofs of a k >= 2 instance (docs/decisions.md, issue 34): the responder holds
     exactly the hints of the groups; the view alone and the view plus any single hint leave the
     answer open (an explicit second completion, or the enumerated answer set); the view plus
@@ -204,7 +204,7 @@ def _multi_fact_proofs(inst: Instance, family: Family, latent: Latent, rendered:
 
 
 def _open_given(family: Family, latent: Latent, known: dict, given: Optional[Hint], inst: Instance,
-                stored_answer: object, same_view: bool) -> Optional[str]:
+                stored_answer: Value, same_view: bool) -> Optional[str]:
     """Why the view plus ``given`` (None: nothing) does not leave the answer open, or None."""
     facts: Sequence[Hint] = [] if given is None else [given]
     cands = family.candidates_given(known, facts)

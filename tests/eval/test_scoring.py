@@ -554,7 +554,7 @@ def test_files_are_byte_stable_and_long_format(zs_run, capsys):
     assert ["model-x | rules | zs", "difficulty_type", "2/B", "accuracy", ""] in rows
     doc = json.loads(first["scores.json"])
     assert doc["run"]["label"] == "model-x | rules | zs" and "errored" in doc["definitions"]
-    assert doc["scores_version"] == "3"
+    assert doc["scores_version"] == "4"
 
 
 def test_cli_reports_scoring_errors(tmp_path, capsys):

@@ -190,8 +190,8 @@ class DeconvolutionTwoFacts(Deconvolution):
 
     def witness_given(self, latent: Latent, given: Optional[Hint]) -> Optional[Latent]:
         free = [k for k in latent["missing"] if given is None or f"y{k}" != given.slot][0]
-        return {**Deconvolution.witness(self, {**latent, "missing": free}),
-                "missing": latent["missing"]}
+        alt = Deconvolution.witness(self, {**latent, "missing": free})
+        return None if alt is None else {**alt, "missing": latent["missing"]}
 
 
 FAMILY_K2 = DeconvolutionTwoFacts()
