@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
@@ -114,6 +115,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
     print(f"wrote {total} instances of {len(families)} families to {out} "
           f"(seed set {seed_set.name}" + (f", disjoint from {len(disjoint_from)} split(s))"
                                           if disjoint_from else ")"))
+    if multi:
+        part = json.loads(files["release_info.json"])["multi_hint"]
+        print(f"wrote {part['total']} two-fact instances of {len(part['counts'])} families "
+              f"(seed set {part['seed_set']})")
     return 0
 
 
