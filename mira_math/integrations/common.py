@@ -82,7 +82,8 @@ async def play(episode: Episode, reply: Callable[[Conversation, int], Awaitable[
 
 def instance_info(inst: Instance) -> InstanceInfo:
     return InstanceInfo(inst.seed_set, inst.id, inst.family, inst.type, inst.difficulty,
-                        inst.candidate_answers or None, frozenset(h.constraint for h in inst.hints))
+                        inst.candidate_answers or None, frozenset(h.constraint for h in inst.hints),
+                        tuple(frozenset(h.constraint for h in g) for g in inst.groups()))
 
 
 def transcript_stats(episode: Episode) -> InstanceStats:
