@@ -41,11 +41,13 @@ _REAL_RENDER = mira_math.generators.release.render_release
 _RENDERED: Dict[str, Dict[str, bytes]] = {}
 
 
-def _memo_render(seed_set, per_type, families, difficulties=(1, 2, 3), progress=None, disjoint_from=()):
+def _memo_render(seed_set, per_type, families, difficulties=(1, 2, 3), progress=None, disjoint_from=(),
+                 multi_hint=None):
     key = json.dumps([seed_set.name, seed_set.master_seed, per_type, list(families), list(difficulties),
-                      list(disjoint_from)], sort_keys=True)
+                      list(disjoint_from), multi_hint], sort_keys=True)
     if key not in _RENDERED:
-        _RENDERED[key] = _REAL_RENDER(seed_set, per_type, families, difficulties, None, disjoint_from)
+        _RENDERED[key] = _REAL_RENDER(seed_set, per_type, families, difficulties, None, disjoint_from,
+                                      multi_hint)
     return dict(_RENDERED[key])
 
 
