@@ -49,6 +49,7 @@ MULTI_HINT = (
     "laplace_grid",
     "linear_system_missing_coeff",
     "poly_interpolation",
+    "portfolio_variance_missing_corr",
 )
 # The 22 families of v1.1: their ids are one global counter in release order, frozen; a
 # family added later gets ids counted within itself (docs/decisions.md, issue 31 item 2).
