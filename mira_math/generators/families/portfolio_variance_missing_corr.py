@@ -255,7 +255,7 @@ class PortfolioTwoFacts(PortfolioVarianceMissingCorr):
     stated range (at least three) one gives another variance."""
 
     k = 2
-    slot_fields = ("missing", "missing_sigma")
+    slot_fields = ("missing", "missing_sigma")  # type: ignore[assignment]  # both choose the slots
 
     def generate(self, rng: random.Random, level: int) -> Latent:
         latent = super().generate(rng, level)
