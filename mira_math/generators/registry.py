@@ -39,6 +39,7 @@ TYPE_B = (
 MULTI_HINT = (
     "bayes_missing_prior",
     "crt_reconstruction",
+    "geometry_coordinates",
     "linear_system_separator",
     "piecewise_missing_threshold",
     "rankdef_linear_shared",
