@@ -8,7 +8,7 @@ import pytest
 
 from mira_math.eval.backends.base import Completion
 from mira_math.eval.llm_responder import SYSTEM_PROMPT, build_conversation, fallback_offer, postvalidate
-from mira_math.game.responders.base import ResponderTurn
+from mira_math.game.responders.base import ResponderCall
 from mira_math.generators.layout import DEFAULT_RELEASE, multi_hint_path
 from mira_math.generators.schema import read_jsonl
 
@@ -22,7 +22,7 @@ def _reply(quote: str, type_: str = "offer", match: bool = True) -> Completion:
 
 
 def test_the_prompt_lists_every_held_line_and_asks_for_one_at_a_time():
-    conv = build_conversation(ResponderTurn(list(INST.responder), "What is congruence 3?",
+    conv = build_conversation(ResponderCall(list(INST.responder), "What is congruence 3?",
                                             INST.family, 1))
     assert A in conv[1]["content"] and B in conv[1]["content"]
     assert "not several constraints at once" in SYSTEM_PROMPT

@@ -9,7 +9,8 @@ import pytest
 
 from mira_math.cli.main import main
 from mira_math.eval.metrics import FACT_SCALE
-from mira_math.eval.scoring import InstanceInfo, InstanceStats, instance_info, instance_stats
+from mira_math.eval.rundir.dataset import InstanceInfo, read_instance_info
+from mira_math.eval.rundir.transcripts import InstanceStats, instance_stats
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +54,7 @@ def _stats(turns, groups=None):
            "candidate_answers": None, "hints": hints}
     if groups is not None:
         row["hint_groups"] = groups
-    info: InstanceInfo = instance_info(row, "here")
+    info: InstanceInfo = read_instance_info(row, "here")
     transcript = {"turns": turns, "verdict": {"correct": False}, "final_answer": "0"}
     return instance_stats(transcript, info)
 
@@ -74,7 +75,7 @@ def test_a_repeated_fact_or_a_second_alternative_is_not_a_new_fact():
 
 
 def test_bad_hint_groups_in_a_dataset_line_are_one_clear_error():
-    from mira_math.eval.scoring import ScoringError
+    from mira_math.eval.rundir.files import ScoringError
 
     with pytest.raises(ScoringError, match="hint_groups"):
         _stats([], [["a"], ["zz"]])

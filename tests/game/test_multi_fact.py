@@ -9,7 +9,7 @@ import pytest
 from mira_math.game import prompts
 from mira_math.game.episode import Episode
 from mira_math.game.messages import Completion
-from mira_math.game.responders.base import ResponderTurn
+from mira_math.game.responders.base import ResponderCall
 from mira_math.game.responders.rules import decide
 from mira_math.generators import registry
 from mira_math.generators.layout import DEFAULT_RELEASE, multi_hint_path
@@ -48,7 +48,7 @@ def test_the_rules_responder_offers_one_fact_per_precise_request(family):
     inst = _first(family)
 
     def ask(text: str):
-        return decide(ResponderTurn(list(inst.responder), text, family, 0))
+        return decide(ResponderCall(list(inst.responder), text, family, 0))
 
     for hint in inst.hints:                          # each held fact, named alone: offered
         got = ask(f"What is {hint.slot}?")
