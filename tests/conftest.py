@@ -37,7 +37,14 @@ class ReleaseCounts:
             kind: sum(n for f, n in self.per_family.items() if registry.type_of(f) == kind)
             for kind in ("A", "B")}
         self.per_block: Dict[str, int] = dict(info["per_type"])    # instances per (family, difficulty)
-        self.data_files: int = len(self.families)
+        # the two-fact part (issue 34): its own counts, files beside the one-fact ones
+        part = info.get("multi_hint") or {}
+        self.multi_hint: Dict[str, int] = dict(part.get("counts", {}))
+        self.multi_hint_total: int = part.get("total", 0)
+        self.multi_hint_by_type: Dict[str, int] = {
+            kind: sum(n for f, n in self.multi_hint.items() if registry.type_of(f) == kind)
+            for kind in ("A", "B")}
+        self.data_files: int = len(self.families) + len(self.multi_hint)
 
     def of_type(self, kind: str) -> List[str]:
         return [f for f in self.families if registry.type_of(f) == kind]

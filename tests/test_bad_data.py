@@ -42,12 +42,12 @@ _RENDERED: Dict[str, Dict[str, bytes]] = {}
 
 
 def _memo_render(seed_set, per_type, families, difficulties=(1, 2, 3), progress=None, disjoint_from=(),
-                 commit_reveal=False):
+                 multi_hint=None, commit_reveal=False):
     key = json.dumps([seed_set.name, seed_set.master_seed, per_type, list(families), list(difficulties),
-                      list(disjoint_from), commit_reveal], sort_keys=True)
+                      list(disjoint_from), multi_hint, commit_reveal], sort_keys=True)
     if key not in _RENDERED:
         _RENDERED[key] = _REAL_RENDER(seed_set, per_type, families, difficulties, None, disjoint_from,
-                                      commit_reveal)
+                                      multi_hint, commit_reveal)
     return dict(_RENDERED[key])
 
 

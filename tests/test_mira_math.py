@@ -23,6 +23,10 @@ def expected_rows(counts) -> dict:
     """Rows per config, from release_info.json (whose own consistency test_release.py checks)."""
     return {"all": counts.total, "type_a": counts.by_type["A"], "type_b": counts.by_type["B"],
             **counts.per_family,
+            # the two-fact part (issue 34)
+            "multi_hint": counts.multi_hint_total, "multi_hint_type_a": counts.multi_hint_by_type["A"],
+            "multi_hint_type_b": counts.multi_hint_by_type["B"],
+            **{f"multi_hint_{n}": c for n, c in counts.multi_hint.items()},
             # the labelled request set (issue 35): its own config, one request a line
             "responder_check": (RELEASE / REQUESTS_PATH).read_bytes().count(b"\n")}
 
@@ -36,8 +40,11 @@ def _front_matter() -> dict:
 def test_configs_cover_types_and_every_family():
     cfg = mira_math.configs()
     assert list(cfg)[:3] == ["all", "type_a", "type_b"]
-    assert set(cfg) == {"all", "type_a", "type_b", *registry.names(), "responder_check"}
+    assert set(cfg) == {"all", "type_a", "type_b", *registry.names(), "multi_hint", "multi_hint_type_a",
+                        "multi_hint_type_b", *(f"multi_hint_{n}" for n in registry.multi_hint_names()),
+                        "responder_check"}
     assert cfg["all"] == cfg["type_a"] + cfg["type_b"]
+    assert cfg["multi_hint"] == cfg["multi_hint_type_a"] + cfg["multi_hint_type_b"]
 
 
 def test_card_yaml_parses_and_matches_the_release(expected_rows):
@@ -51,6 +58,8 @@ def test_card_yaml_parses_and_matches_the_release(expected_rows):
     assert names == ["id", "family", "type", "difficulty", "level", "seed", "seed_set",
                      "generator_version", "view", "responder", "hints", "answer",
                      "candidate_answers", "latent"]
+    multi = next(i for i in meta["dataset_info"] if i["config_name"] == "multi_hint")
+    assert [f["name"] for f in multi["features"]] == names + ["hint_groups"]
 
 
 def test_card_body_is_the_datasheet():
@@ -82,8 +91,11 @@ def test_load_dataset_every_config(config, expected_rows, tmp_path, monkeypatch)
         assert set(ds["family"]) == {config}
     if config == "responder_check":
         assert set(ds["label"]) == {"offer", "decline"} and ds.features["difficulty"].dtype == "int64"
-    else:
-        assert ds.features["candidate_answers"].dtype == "int64"
+        return
+    assert ds.features["candidate_answers"].dtype == "int64"
+    assert ("hint_groups" in ds.features) == config.startswith("multi_hint")
+    if config.startswith("multi_hint"):
+        assert all(len(groups) == 2 for groups in ds["hint_groups"])
 
 
 def test_load_dataset_default_config_is_all(counts, tmp_path, monkeypatch):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import json
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
@@ -76,9 +77,8 @@ def _progress(total: int, desc: str):
 def cmd_generate(args: argparse.Namespace) -> int:
     from mira_math.generators.build import layout
     from mira_math.generators.capacity import capacity_report
-    from mira_math.generators.release import (check_out_folder, public_split_reference, render_release,
-                                    split_references,
-                                    write_release)
+    from mira_math.generators.release import (check_out_folder, multi_hint_spec, public_split_reference,
+                                    render_release, split_references, write_release)
     from mira_math.generators.seeds import PUBLIC, SeedSet
 
     families = args.families or registry.names(args.types)
@@ -113,9 +113,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     with _progress(total, "generate") as bar:
         try:
+            multi = (multi_hint_spec(seed_set, args.multi_hint_per_type)
+                     if any(args.multi_hint_per_type.values()) else None)
             files = render_release(seed_set, args.per_type, families, args.difficulties,
                                    progress=lambda: bar.update(1), disjoint_from=disjoint_from,
-                                   commit_reveal=args.commit)
+                                   multi_hint=multi, commit_reveal=args.commit)
         except GenerationError as err:   # past a family's capacity: one line, nothing written
             print(f"mira-math generate: {err}; nothing written", file=sys.stderr)
             return 1
@@ -136,6 +138,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
     print(f"wrote {total} instances of {len(families)} families to {out} "
           f"(seed set {seed_set.name}" + (f", disjoint from {len(disjoint_from)} split(s))"
                                           if disjoint_from else ")"))
+    if multi:
+        part = json.loads(files["release_info.json"])["multi_hint"]
+        print(f"wrote {part['total']} two-fact instances of {len(part['counts'])} families "
+              f"(seed set {part['seed_set']})")
     return 0
 
 
@@ -143,14 +149,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from mira_math.generators.build import problem_key, view_key
     from mira_math.generators.schema import DataError, read_jsonl
     from mira_math.generators.validate import Failure, validate_instance
-    from mira_math.generators.release import RELEASE_INFO, data_path, family_files, read_release_info
+    from mira_math.generators.release import (RELEASE_INFO, data_path, family_files, multi_hint_files,
+                                              read_release_info)
 
     paths: List[Path] = []
     missing: List[str] = []
     for p in args.files:
         restore_release(p, "validate")
         if p.is_dir():
-            paths += family_files(p)
+            paths += family_files(p) + multi_hint_files(p)
             if not (p / RELEASE_INFO).is_file():   # a killed generate, or not a release
                 missing.append(f"{p / RELEASE_INFO}: missing (not a complete release folder)")
             elif not paths:
@@ -182,7 +189,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             ids[(inst.seed_set, inst.id)] = where
             label = f"{inst.seed_set}/{inst.id}"
             try:
-                family = registry.get(inst.family)
+                family = registry.get(inst.family, inst.k)
             except KeyError as err:
                 failures.append(f"{where}: {Failure(inst.id, 'schema', str(err))}")
                 continue
@@ -254,12 +261,12 @@ def cmd_reveal(args: argparse.Namespace) -> int:
 
 def cmd_check_disjoint(args: argparse.Namespace) -> int:
     from mira_math.generators.build import problem_key, view_key
-    from mira_math.generators.release import family_files
+    from mira_math.generators.release import family_files, multi_hint_files
     from mira_math.generators.schema import read_jsonl
 
     def keys(folder: Path) -> Dict[str, str]:
         out: Dict[str, str] = {}
-        for path in family_files(folder):
+        for path in family_files(folder) + multi_hint_files(folder):
             for inst in read_jsonl(path):
                 out.setdefault(problem_key(inst), inst.id)
                 out.setdefault(view_key(inst), inst.id)
@@ -370,6 +377,9 @@ def add_commands(sub) -> None:
     g.add_argument("--per-type", type=_per_type, default={"A": 20, "B": 50}, metavar="A/B",
                    help="instances per difficulty for Type A / Type B families (default: 20/50, the "
                         "public release)")
+    g.add_argument("--multi-hint-per-type", type=_per_type, default={"A": 10, "B": 10}, metavar="A/B",
+                   help="instances per difficulty of the two-fact (k = 2) part for Type A / Type B "
+                        "families (default: 10/10; 0/0 leaves the part out)")
     g.add_argument("--seed-set", default=None, metavar="NAME",
                    help="a held-out seed set (default: the public release's); it shares no "
                         "complete problem or solver view with the public release")

@@ -24,8 +24,13 @@ COLUMNS = ("errored", "scored", "correct", "requests", "offers", "canonical", "f
            "chance", "chance_n", "asked", "hits", "offer_hits", "no_canonical", "canonical_wrong",
            "nc_unreadable", "cw_unreadable", "noncanonical", "noncanonical_instances",
            "prompt_tokens", "completion_tokens", "reasoning_tokens", "usage_turns",
-           "reasoning_turns", "solver_turns")
+           "reasoning_turns", "solver_turns",
+           # k facts missing (issue 34): k, groups acquired, all acquired, acquired/k scaled by
+           # FACT_SCALE, requests that acquired a new group, and the k-fact trace classes
+           "facts_needed", "facts", "all_facts", "fact_credit", "new_fact_offers",
+           "trace_no_fact", "trace_some_facts", "trace_all_facts_wrong")
 COLUMN_INDEX = {name: i for i, name in enumerate(COLUMNS)}   # a column's place in a row
+FACT_SCALE = 60     # acquired/k is an integer over 60 for every k up to 6 (lcm of 1..6)
 
 
 # ------------------------------------------------------------------ exact formatting
@@ -219,6 +224,26 @@ def _frac(num_: int, den: int) -> Optional[Fraction]:
     return Fraction(num_, den) if den else None
 
 
+def _credit(t: Totals) -> GroupValue:
+    return _frac(t["fact_credit"], t.n * FACT_SCALE)
+
+
+def _precision(t: Totals) -> GroupValue:
+    return _frac(t["new_fact_offers"], t["requests"])
+
+
+def _ask_f1(t: Totals) -> GroupValue:
+    p, r = _precision(t), _credit(t)
+    if p is None or r is None:
+        return None
+    return 2 * p * r / (p + r) if p + r else Fraction(0)
+
+
+def _facts_trace_cell(m: "GroupMetrics") -> str:
+    return "/".join(pct(getattr(m, name)) for name in
+                    ("trace_no_fact", "trace_some_facts", "trace_all_facts_wrong", "trace_correct"))
+
+
 METRIC_ROWS: List[Metric] = [
     Metric("n", lambda t: t.n, "transcripts scored (errored ones excluded); with several epochs, "
            "one per instance and epoch", column="n", cell=lambda m: str(m.n)),
@@ -333,6 +358,32 @@ METRIC_ROWS: List[Metric] = [
            "not a canonical hint, in total", column="noncanon", cell=lambda m: str(m.noncanonical_offers)),
     Metric("noncanonical_offer_share", lambda t: share(t["noncanonical_instances"], t.n),
            "share of instances with >= 1 noncanonical offer"),
+    # k facts missing (issue 34); for one-fact instances (k = 1) they restate the hint metrics
+    Metric("facts_needed", lambda t: share(t["facts_needed"], t.n), "facts (hint groups) the view "
+           "lacks per instance, k on average: 1 for v1.1, 2 for multi_hint"),
+    Metric("avg_facts", lambda t: share(t["facts"], t.n), "facts acquired per instance: hint "
+           "groups with at least one canonical offer (a group is acquired by any of its hints)",
+           column="facts", cell=lambda m: num(m.avg_facts)),
+    *proportion("all_facts_rate", "all_facts", "scored", "share of instances that acquired every "
+                "needed fact (every hint group)", column="all-facts% [95% CI]"),
+    Metric("partial_credit", _credit, "mean over instances of facts acquired / k",
+           column="credit", cell=lambda m: num(m.partial_credit)),
+    Metric("ask_recall", _credit, "the recall of Ask-F1: facts acquired / k, averaged over "
+           "instances (equal to partial_credit)"),
+    Metric("ask_precision", _precision, "the precision of Ask-F1: requests that acquired a fact "
+           "not yet acquired (a canonical offer of a new group) / requests answered by the "
+           "responder, pooled over the group's requests; a repeated fact is not precise",
+           column="ask-P", cell=lambda m: pct(m.ask_precision)),
+    Metric("ask_f1", _ask_f1, "Ask-F1: the harmonic mean of ask_precision and ask_recall",
+           column="ask-F1", cell=lambda m: pct(m.ask_f1)),
+    Metric("trace_no_fact", lambda t: share(t["trace_no_fact"], t.n), "k-fact trace: share of "
+           "instances answered wrong with no fact acquired", column="trace none/some/all-wrong/ok %",
+           cell=_facts_trace_cell),
+    Metric("trace_some_facts", lambda t: share(t["trace_some_facts"], t.n), "k-fact trace: share "
+           "answered wrong with some but not all facts acquired (0 when k = 1)"),
+    Metric("trace_all_facts_wrong", lambda t: share(t["trace_all_facts_wrong"], t.n), "k-fact "
+           "trace: share answered wrong with every fact acquired (the four shares with "
+           "trace_correct sum to 1)"),
 ]
 
 ROWS: Dict[str, Metric] = {m.name: m for m in METRIC_ROWS}
@@ -373,6 +424,7 @@ def summed(values: Iterable[Sequence[int]], width: int) -> List[int]:
     return out
 
 
-__all__ = ["COLUMNS", "COLUMN_INDEX", "DEFINITIONS", "GroupMetrics", "METRICS", "METRIC_ROWS", "Metric", "ROWS",
+__all__ = ["COLUMNS", "COLUMN_INDEX", "DEFINITIONS", "FACT_SCALE", "GroupMetrics", "METRICS", "METRIC_ROWS",
+           "Metric", "ROWS",
            "TABLE_ROWS", "Totals", "compute", "cost", "fixed", "num", "pct", "proportion", "share",
            "summed", "table_cells", "table_header"]

@@ -279,7 +279,8 @@ def run(out: Path, selection: Selection, config: RunConfig, solver: Solver, resp
         raise RunError(f"--out {out}: exists and is not a folder")
     if config.regime == "4s":
         check_fewshot_disjoint(selection.instances)
-    config.prompt_hash = config.prompt_hash or prompt_hash(config.regime)
+    config.prompt_hash = config.prompt_hash or prompt_hash(      # k >= 2: the multi-fact prompt
+        config.regime, max((inst.k for inst in selection.instances), default=1))
     config.dataset_checksum = config.dataset_checksum or selection.checksum
     config.backend = config.backend or redact_obj(_backend_params(solver, responder))
     models = redact_obj(with_revisions({"solver": solver.describe(), "responder": responder.describe()}))

@@ -29,8 +29,8 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from mira_math.eval.integrity import RunGuard
-from mira_math.eval.metrics import (CLUSTER_PAIRS, COLUMNS, DEFINITIONS, METRICS, GroupMetrics, Totals,
-                                    COLUMN_INDEX, compute, fixed, pct)
+from mira_math.eval.metrics import (CLUSTER_PAIRS, COLUMNS, DEFINITIONS, FACT_SCALE, METRICS, GroupMetrics,
+                                    Totals, COLUMN_INDEX, compute, fixed, pct)
 from mira_math.eval.rundir.dataset import InstanceInfo, read_run_dataset
 from mira_math.eval.rundir.files import ScoringError, declared_shard
 from mira_math.eval.rundir.runs import RunInfo, assign_labels, group_runs, run_epochs, selected_count
@@ -163,6 +163,15 @@ COLUMN_VALUES: Dict[str, ColumnValue] = {
     "usage_turns": lambda s, sc: s.usage_turns,
     "reasoning_turns": lambda s, sc: s.reasoning_turns,
     "solver_turns": lambda s, sc: s.solver_turns,
+    # k missing facts (issue 34)
+    "facts_needed": lambda s, sc: s.facts_needed,
+    "facts": lambda s, sc: s.facts_acquired,
+    "all_facts": lambda s, sc: int(s.facts_acquired >= s.facts_needed),
+    "fact_credit": lambda s, sc: s.facts_acquired * (FACT_SCALE // s.facts_needed),
+    "new_fact_offers": lambda s, sc: s.new_fact_offers,
+    "trace_no_fact": lambda s, sc: int(s.facts_class == "no_fact"),
+    "trace_some_facts": lambda s, sc: int(s.facts_class == "some_facts"),
+    "trace_all_facts_wrong": lambda s, sc: int(s.facts_class == "all_facts_wrong"),
 }
 # a KeyError here names a column without a value
 _ROW: Tuple[ColumnValue, ...] = tuple(COLUMN_VALUES[name] for name in COLUMNS)

@@ -250,7 +250,7 @@ def _check_record(inst: Instance, path: Path, number: int, validate: bool = True
         raise DataError(f"unknown family {inst.family!r}", str(path), number, "family")
     if not validate:
         return
-    failures = validate_instance(inst, registry.get(inst.family))
+    failures = validate_instance(inst, registry.get(inst.family, inst.k))
     if failures:
         raise DataError(f"fails validation: {failures[0]}", str(path), number)
 

@@ -21,6 +21,7 @@ from mira_math.eval.solver_kinds import SCRIPTED
 from mira_math.game.messages import SolverCall
 from mira_math.game.reading import STOP_SEQUENCES
 from mira_math.generators import registry
+from mira_math.generators.schema import Hint, Instance
 from mira_math.verifiers.exact import canonical
 
 class ModelSolver:
@@ -48,7 +49,9 @@ class ModelSolver:
 
 class ReferenceSolver:
     """Asks ``What is the value of <slot>?``; once a canonical line is offered, rebuilds the
-    state from the solver's knowledge plus that line and answers with the exact solution."""
+    state from the solver's knowledge plus that line and answers with the exact solution.
+    With k >= 2 facts missing it asks for one slot of each group not yet acquired, in order,
+    and answers from one line of each group."""
 
     name = "reference"
     is_async = False
@@ -58,8 +61,9 @@ class ReferenceSolver:
 
     def _reply(self, call: SolverCall) -> str:
         inst = call.instance
-        seen = {_strip_prefix(line) for m in call.conversation if m["role"] == "user"
-                for line in m["content"].splitlines()}
+        seen = _seen_lines(call)
+        if inst.k > 1:
+            return _multi_reply(inst, seen)
         for hint in inst.hints:
             if hint.constraint in seen:  # a whole line: the holder's reply, or an oracle fact
                 family = registry.get(inst.family)
@@ -69,6 +73,71 @@ class ReferenceSolver:
                     value = f"({', '.join(inst.answer.components)}) = {value}"
                 return f"The holder gave {hint.slot}; solving exactly.\nANSWER: {value}"
         return f"REQUEST: What is the value of {inst.hints[0].slot}?"
+
+    def describe(self) -> Dict[str, Any]:
+        return {"spec": self.name}
+
+
+def _seen_lines(call: SolverCall) -> set:
+    """Every line the solver was shown (its facts, the holder's replies), without prefixes."""
+    return {_strip_prefix(line) for m in call.conversation if m["role"] == "user"
+            for line in m["content"].splitlines()}
+
+
+def _acquired(inst: Instance, seen: set) -> List[Optional[Hint]]:
+    """Per group, the first of its hints whose line the solver was shown, else None."""
+    return [next((h for h in group if h.constraint in seen), None) for group in inst.groups()]
+
+
+def _written(inst: Instance, value: Any) -> str:
+    text = canonical(inst.answer.type, value)
+    return f"({', '.join(inst.answer.components)}) = {text}" if inst.answer.type == "tuple" else text
+
+
+def _multi_reply(inst: Instance, seen: set) -> str:
+    got = _acquired(inst, seen)
+    missing = [group[0] for group, hint in zip(inst.groups(), got) if hint is None]
+    if missing:
+        return f"REQUEST: What is the value of {missing[0].slot}?"
+    family = registry.get(inst.family, inst.k)
+    latent = family.complete_many(family.known(inst.latent_state()), [h for h in got if h])
+    names = ", ".join(h.slot for h in got if h)
+    return f"The holder gave {names}; solving exactly.\nANSWER: {_written(inst, family.solve(latent))}"
+
+
+class FirstFactSolver:
+    """Asks for the first missing fact only (one hint of the first group), then answers without
+    the others: with a finite answer set, a candidate the view and that fact leave possible,
+    drawn with the request's seed (expected accuracy: that set's chance level), else 0. On a
+    one-fact instance it is the reference solver. The k = 2 floor for asking well but not
+    enough: all-facts rate 0, partial credit 1/2 (docs/decisions.md, issue 34)."""
+
+    name = "first-fact"
+    is_async = False
+
+    def __init__(self) -> None:
+        self._reference = ReferenceSolver()
+
+    def generate(self, calls: Sequence[SolverCall]) -> List[Completion]:
+        return [Completion(text=self._reply(c), finish_reason="stop") for c in calls]
+
+    def _reply(self, call: SolverCall) -> str:
+        import random
+
+        inst = call.instance
+        if inst.k == 1:
+            return self._reference._reply(call)
+        first = _acquired(inst, _seen_lines(call))[0]
+        if first is None:
+            return f"REQUEST: What is the value of {inst.groups()[0][0].slot}?"
+        family = registry.get(inst.family, inst.k)
+        cands = family.candidates_given(family.known(inst.latent_state()), [first])
+        if not cands:
+            zero: Any = tuple(0 for _ in inst.answer.components) if inst.answer.type == "tuple" else 0
+            return f"Only {first.slot} is known; a guess.\nANSWER: {_written(inst, zero)}"
+        ordered = sorted(cands, key=lambda v: canonical(inst.answer.type, v))
+        guess = random.Random(call.seed).choice(ordered)
+        return f"Only {first.slot} is known; a guess.\nANSWER: {_written(inst, guess)}"
 
     def describe(self) -> Dict[str, Any]:
         return {"spec": self.name}
@@ -145,5 +214,5 @@ def recorded_params(spec: str, solver: Solver, params: GenParams) -> Dict[str, A
     return sent.as_dict()
 
 
-__all__ = ["ModelSolver", "NoAskSolver", "ReferenceSolver", "SCRIPTED", "SamplerSolver", "make_solver",
-           "recorded_params"]
+__all__ = ["FirstFactSolver", "ModelSolver", "NoAskSolver", "ReferenceSolver", "SCRIPTED", "SamplerSolver",
+           "make_solver", "recorded_params"]

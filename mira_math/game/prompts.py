@@ -54,6 +54,32 @@ the budget is spent you get one last turn, in which only ANSWER counts.
 - Write only your own turn: never write the information holder's reply or the next user \
 message."""
 
+# The prompt of an instance whose view lacks k >= 2 facts (the multi_hint part, docs/decisions.md
+# issue 34): it says that facts are missing without saying how many, that one request gets at
+# most one constraint, and that a request naming several gets the decline. The k = 1 prompt
+# above is unchanged, byte for byte.
+MULTI_SYSTEM_TEMPLATE = """\
+You are solving a math problem in which some facts you need are missing from what you are \
+given. An information holder has the missing facts among its private constraints.
+
+How to work:
+- End every message with exactly one action line, either
+  REQUEST: <a request to the information holder>
+  or
+  ANSWER: <your final answer>
+  You may reason before the action line; only the last action line counts.
+- The information holder sees only your current request: not the problem, not this \
+conversation, not your earlier requests. If your request names exactly one of its \
+constraints, it replies with that constraint verbatim; otherwise, including a request that \
+names several quantities at once, it replies "{decline}" Ask for one missing quantity per \
+request, named precisely in the problem's notation.
+- You have a budget of requests. A message without an action line counts as a request. When \
+the budget is spent you get one last turn, in which only ANSWER counts.
+- You may answer at any time, and may keep asking after a reply while requests remain.
+- Give the exact value: an integer or a reduced fraction p/q, never a decimal.
+- Write only your own turn: never write the information holder's reply or the next user \
+message."""
+
 _PROBLEM = """\
 {context}
 
@@ -93,8 +119,9 @@ def answer_format(inst: Instance) -> str:
 
 def problem_message(inst: Instance, oracle_hint: bool = False) -> str:
     facts = list(inst.view.facts)
-    if oracle_hint:
-        facts += [h.constraint for h in inst.hints[:1]]
+    if oracle_hint:   # one canonical fact of each group (k = 1: the first hint, as before)
+        facts += [group[0].constraint for group in inst.groups()] if inst.k > 1 \
+            else [h.constraint for h in inst.hints[:1]]
     fields = dict(context=inst.view.context, facts="\n".join(f"- {f}" for f in facts),
                   domain=inst.view.domain, question=inst.view.question,
                   answer_format=answer_format(inst), budget=inst.budget)
@@ -160,8 +187,10 @@ def _fewshot_block() -> str:
     return "Here are four complete example dialogues.\n\n" + "\n\n".join(examples)
 
 
-def system_prompt(regime: str) -> str:
-    base = SYSTEM_TEMPLATE.format(decline=DECLINE_TEXT)
+def system_prompt(regime: str, k: int = 1) -> str:
+    """The system prompt of a regime; ``k`` >= 2 (several facts missing) takes the multi-fact
+    text, whose four-shot examples are the same one-fact dialogues."""
+    base = (SYSTEM_TEMPLATE if k == 1 else MULTI_SYSTEM_TEMPLATE).format(decline=DECLINE_TEXT)
     if regime == "zs":
         return base
     if regime == "4s":
@@ -170,13 +199,14 @@ def system_prompt(regime: str) -> str:
 
 
 def initial_conversation(inst: Instance, regime: str, oracle_hint: bool = False) -> Conversation:
-    return [{"role": "system", "content": system_prompt(regime)},
+    return [{"role": "system", "content": system_prompt(regime, inst.k)},
             {"role": "user", "content": problem_message(inst, oracle_hint)}]
 
 
-def prompt_hash(regime: str) -> str:
-    """sha256 of everything a solver can be shown, for this regime and protocol version."""
-    parts: Sequence[str] = (PROTOCOL_VERSION, system_prompt(regime), USER_TEMPLATE, ORACLE_TEMPLATE,
+def prompt_hash(regime: str, k: int = 1) -> str:
+    """sha256 of everything a solver can be shown, for this regime and protocol version (and,
+    for instances with k >= 2 missing facts, the multi-fact system prompt; k = 1 unchanged)."""
+    parts: Sequence[str] = (PROTOCOL_VERSION, system_prompt(regime, k), USER_TEMPLATE, ORACLE_TEMPLATE,
                             REPLY_TEMPLATE, FORMAT_ERROR_TEMPLATE, LEFT_TEMPLATE, FINAL_TEMPLATE,
                             DECLINE_TEXT)
     return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()

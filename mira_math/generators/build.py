@@ -15,7 +15,9 @@ from mira_math.generators.seeds import PUBLIC, SeedSet, instance_seed, rng_for
 from mira_math.generators.validate import _denominators, validate_instance
 from mira_math.verifiers.exact import canonical, from_canonical
 
-GENERATOR_VERSION = "1.1.0"
+GENERATOR_VERSION = "1.1.0"          # of every v1.1 (k = 1) row: frozen with their bytes
+MULTI_HINT_VERSION = "1.2.0"         # of the multi_hint (k = 2) rows, new in release 1.2.0
+RELEASE_VERSION = "1.2.0"            # the release: v1.1 unchanged plus the multi_hint part
 MAX_DRAWS = 2000          # rejection-sampling bound per seed
 MAX_RESEEDS = 200  # reseeds per slot: duplicates, answer cap, answer balance
 
@@ -63,13 +65,14 @@ def assemble_instance(family: Family, difficulty: int, level: int, seed: int, la
     cands = family.candidates(family.known(latent))
     return Instance(
         id=id, family=family.name, type=family.type, difficulty=difficulty, level=level,
-        seed=seed, seed_set=seed_set, generator_version=GENERATOR_VERSION,
+        seed=seed, seed_set=seed_set,
+        generator_version=GENERATOR_VERSION if family.k == 1 else MULTI_HINT_VERSION,
         view=View(r.context, list(r.facts), r.question, r.domain),
         responder=list(r.responder), hints=list(r.hints),
         answer=Answer(family.answer_type, canonical(family.answer_type, family.solve(latent)),
                       list(r.components)),
         candidate_answers=None if cands is None else len(cands),
-        latent=encode_latent(latent),
+        latent=encode_latent(latent), hint_groups=r.hint_groups,
     )
 
 
@@ -84,18 +87,30 @@ class Slot:
 
 
 def layout(per_type: Dict[str, int], families: Optional[Sequence[str]] = None,
-           difficulties: Sequence[int] = (1, 2, 3)) -> List[Slot]:
-    """Positions in release order; ids are global indices in the *full* layout, so a
-    subset build gives each instance the id it has in the full split."""
+           difficulties: Sequence[int] = (1, 2, 3), k: int = 1) -> List[Slot]:
+    """Positions in release order, with ids no later addition can renumber (docs/decisions.md,
+    issue 31 item 2). The 22 v1.1 families keep one global counter in release order
+    (``bay-000044``, frozen with their bytes); a family added later to the one-fact part counts
+    within itself (``<family>-000000``); the k-fact part counts within each family
+    (``<family>-k2-00000``). Ids are those of the *full* layout, so a subset build gives each
+    instance the id it has in the full split."""
     slots: List[Slot] = []
     position = 0
-    for name in registry.names():
+    for name in registry.names() if k == 1 else registry.multi_hint_names():
         count = per_type[registry.type_of(name)]
+        own = 0
         for d in (1, 2, 3):
             for i in range(count):
+                if k != 1:
+                    ident = f"{name}-k{k}-{own:05d}"
+                elif name in registry.V1_1:
+                    ident = f"{registry.prefix(name)}-{position:06d}"
+                else:
+                    ident = f"{name}-{own:06d}"
                 if (families is None or name in families) and d in difficulties:
-                    slots.append(Slot(name, d, i, f"{registry.prefix(name)}-{position:06d}"))
-                position += 1
+                    slots.append(Slot(name, d, i, ident))
+                own += 1
+                position += name in registry.V1_1
     return slots
 
 
@@ -105,7 +120,7 @@ def problem_key(inst: Instance) -> str:
     so the same problem at another level or with another slot hidden collides."""
     # Plain JSON is enough here (fractions stay canonical "p/q" strings) and cheaper than
     # reviving them; sort_keys keeps the text canonical.
-    problem = registry.get(inst.family).problem(json.loads(inst.latent))
+    problem = registry.get(inst.family, inst.k).problem(json.loads(inst.latent))
     return f"{inst.family}|problem|" + json.dumps(problem, sort_keys=True, separators=(",", ":"),
                                                    ensure_ascii=False)
 
@@ -132,8 +147,8 @@ def answer_denominator(family: Family, inst: Instance) -> int:
 
 def build_split(seed_set: SeedSet = PUBLIC, per_type: Optional[Dict[str, int]] = None,
                 families: Optional[Sequence[str]] = None, difficulties: Sequence[int] = (1, 2, 3),
-                exclude: Iterable[str] = ()) -> Iterator[Instance]:
-    """Instances of a split in release order.
+                exclude: Iterable[str] = (), k: int = 1) -> Iterator[Instance]:
+    """Instances of a split in release order (with ``k = 2``: of its multi_hint part).
 
     No two share a complete problem or a solver view, none shares either with ``exclude``
     (keys from :func:`instance_keys`, e.g. of the public release and declared held-out splits), and no answer
@@ -147,25 +162,25 @@ def build_split(seed_set: SeedSet = PUBLIC, per_type: Optional[Dict[str, int]] =
     top = max(difficulties)
     seen: Set[str] = set(exclude)
     answers: Counter = Counter()
-    for slot in layout(per_type, families):
+    for slot in layout(per_type, families, k=k):
         if slot.difficulty > top:
             continue
-        family = registry.get(slot.family)
+        family = registry.get(slot.family, k)
         cap = max(1, math.floor(family.max_answer_share * per_type[family.type]))
         def under_cap(i: Instance, cap: int = cap) -> bool:
             return answers[(i.family, i.difficulty, i.answer.value)] < cap
 
-        inst = _fresh_instance(seed_set, slot, seen, under_cap)
+        inst = _fresh_instance(seed_set, slot, seen, under_cap, k)
         answers[(inst.family, inst.difficulty, inst.answer.value)] += 1
         if slot.difficulty in difficulties:
             yield inst
 
 
 def _fresh_instance(seed_set: SeedSet, slot: Slot, seen: Set[str],
-                    room_for: Callable[[Instance], bool]) -> Instance:
+                    room_for: Callable[[Instance], bool], k: int = 1) -> Instance:
     """The first reseed of ``slot`` whose state and view are new, whose answer value has room
     in its block, and (for two-valued answers) that has the slot's balanced answer."""
-    family = registry.get(slot.family)
+    family = registry.get(slot.family, k)
     wanted = family.balanced_answer(slot.index)
     for attempt in range(MAX_RESEEDS):
         seed = instance_seed(seed_set, slot.family, slot.difficulty, slot.index, attempt)

@@ -12,7 +12,7 @@ import typing
 from typing import Any, Dict, List, Optional, Union
 
 from mira_math.generators import registry
-from mira_math.generators.layout import CARD_SOURCE, SPLIT, data_path
+from mira_math.generators.layout import CARD_SOURCE, MULTI_HINT, SPLIT, data_path, multi_hint_path
 from mira_math.generators.requests import CONFIG_NAME as REQUESTS_CONFIG
 from mira_math.generators.requests import REQUESTS_PATH, RequestRow
 from mira_math.generators.schema import Instance
@@ -48,8 +48,19 @@ def configs() -> Dict[str, List[str]]:
     }
     for name in registry.names():
         out[name] = [data_path(name)]
+    # the two-fact part (docs/decisions.md, issue 34): its own configs, never mixed into "all"
+    out[MULTI_HINT] = [multi_hint_path(n) for n in registry.multi_hint_names()]
+    out[f"{MULTI_HINT}_type_a"] = [multi_hint_path(n) for n in registry.multi_hint_names("A")]
+    out[f"{MULTI_HINT}_type_b"] = [multi_hint_path(n) for n in registry.multi_hint_names("B")]
+    for name in registry.multi_hint_names():
+        out[f"{MULTI_HINT}_{name}"] = [multi_hint_path(name)]
     out[REQUESTS_CONFIG] = [REQUESTS_PATH]
     return out
+
+
+def is_multi_hint(config: str) -> bool:
+    """Whether a config holds two-fact rows (whose features add ``hint_groups``)."""
+    return config == MULTI_HINT or config.startswith(MULTI_HINT + "_")
 
 
 # ------------------------------------------------------------------ features from the schema
@@ -65,6 +76,8 @@ def _feature(name: str, tp: Any) -> Dict[str, Any]:
         (item,) = args
         if dataclasses.is_dataclass(item):
             return {"name": name, "list": _struct(item)}
+        if typing.get_origin(item) in (list, List):      # a list of lists (hint_groups)
+            return {"name": name, "list": {"list": _DTYPES[typing.get_args(item)[0]]}}
         return {"name": name, "list": _DTYPES[item]}
     if dataclasses.is_dataclass(tp):
         return {"name": name, "struct": _struct(tp)}
@@ -77,9 +90,12 @@ def _struct(cls: Any) -> List[Dict[str, Any]]:
 
 
 def features(config: str = DEFAULT_CONFIG) -> List[Dict[str, Any]]:
-    """The ``datasets`` features of a config's rows, derived from :class:`Instance` (a request
-    row of the ``responder_check`` config: :class:`RequestRow`)."""
-    return _struct(RequestRow if config == REQUESTS_CONFIG else Instance)
+    """The ``datasets`` features of a config's rows, derived from :class:`Instance` (a v1.1 row
+    has no ``hint_groups``, a two-fact row has it; a request row of the ``responder_check``
+    config: :class:`RequestRow`)."""
+    if config == REQUESTS_CONFIG:
+        return _struct(RequestRow)
+    return [f for f in _struct(Instance) if is_multi_hint(config) or f["name"] != "hint_groups"]
 
 
 # ------------------------------------------------------------------ card front matter
@@ -88,7 +104,7 @@ def card_metadata(info: dict, files: Dict[str, bytes]) -> Dict[str, Any]:
     """YAML metadata of a release folder: configs, features and per-config split sizes."""
     present = {name: paths for name, paths in configs().items()
                if all(p in files for p in paths)}
-    total = sum(files[p].count(b"\n") for p in present.get("all", []))
+    total = sum(files[p].count(b"\n") for p in present.get("all", []) + present.get(MULTI_HINT, []))
     held_out = info["seed_set"] != "public-20-50"
     return {
         "pretty_name": info.get("pretty_name") or
@@ -173,5 +189,24 @@ def render_readme(info: dict, files: Dict[str, bytes], card: Optional[str] = Non
         f"every file; `release_info.json` says how to regenerate it byte for byte "
         f"(`mira-math verify`).\n\n"
         f"| config / family | type | instances |\n|---|---|---|\n{rows}\n\n"
-    )
+    ) + _multi_hint_summary(info)
     return f"---\n{meta}\n---\n\n{summary}{card}"
+
+
+def _multi_hint_summary(info: dict) -> str:
+    """The README paragraph of the two-fact part, when the folder has one."""
+    part = info.get(MULTI_HINT)
+    if not part:
+        return ""
+    rows = "\n".join(f"| `{MULTI_HINT}_{name}` | {registry.type_of(name)} | {n} |"
+                     for name, n in part["counts"].items())
+    return (
+        f"Release {info.get('release_version', '')} adds the two-fact part (config `{MULTI_HINT}`, "
+        f"also `{MULTI_HINT}_type_a`, `{MULTI_HINT}_type_b` and one per family): {part['total']} "
+        f"instances of {len(part['counts'])} families whose view lacks {part['k']} facts, generated "
+        f"by generator version {part['generator_version']} from seed set `{part['seed_set']}` "
+        f"(master seed {part['master_seed']}), {part['per_type']['A']} per difficulty for each Type A "
+        f"family and {part['per_type']['B']} for each Type B family, in "
+        f"`data/<family>/{MULTI_HINT}.jsonl`. Every one-fact file is unchanged.\n\n"
+        f"| config | type | instances |\n|---|---|---|\n{rows}\n\n")
+

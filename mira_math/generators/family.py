@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import AbstractSet, Any, ClassVar, Dict, List, Optional, Tuple
+from typing import AbstractSet, Any, ClassVar, Dict, List, Optional, Sequence, Tuple
 
 from mira_math.generators.schema import Hint
 from mira_math.verifiers.exact import AnswerType, Value
@@ -33,6 +33,9 @@ class Rendered:
     responder: List[str]         # the responder's private constraint lines
     hints: List[Hint]            # canonical hints (each constraint is one responder line)
     components: List[str] = field(default_factory=list)  # names of tuple components
+    # k >= 2: the hint slots of each withheld fact (a group is acquired by any one of its
+    # hints); None for a one-fact instance
+    hint_groups: Optional[List[List[str]]] = None
 
 
 class Family:
@@ -51,6 +54,10 @@ class Family:
     # Latent fields that only choose which slot is hidden (Type B); the complete problem of
     # :meth:`problem` leaves them out, so the same problem with another slot hidden repeats.
     slot_fields: ClassVar[Tuple[str, ...]] = ()
+    # How many facts the solver's view lacks: 1 for the v1.1 families; a family opts in to the
+    # multi_hint part (docs/decisions.md, issue 34) with a second object, ``FAMILY_K2`` in its
+    # module, whose ``k`` is 2 and which implements the k-aware methods at the end.
+    k: ClassVar[int] = 1
 
     def problem(self, latent: Latent) -> Latent:
         """The complete problem: the latent state with the slot filled in, without the level
@@ -110,3 +117,28 @@ class Family:
     def candidates(self, known: Dict[str, Any]) -> Optional[AbstractSet[Value]]:
         """All answers the solver's view leaves possible over its stated domain, if finite."""
         return None
+
+    # --- k-aware proofs (multi_hint): the defaults are the one-fact methods above ----------
+    def complete_many(self, known: Dict[str, Any], hints: Sequence[Hint]) -> Latent:
+        """Rebuild the complete state from the solver's knowledge plus one hint of each group
+        (``k`` hints); ``ValueError`` when they do not pin down a unique state."""
+        if self.k == 1 and len(hints) == 1:
+            return self.complete(known, hints[0])
+        raise NotImplementedError(f"{self.name}: no completion from {len(hints)} hints")
+
+    def witness_given(self, latent: Latent, given: Optional[Hint]) -> Optional[Latent]:
+        """Another valid state with the same solver view that also agrees with the fact
+        ``given`` (None: the view alone), and has a different answer."""
+        if given is None:
+            return self.witness(latent)
+        raise NotImplementedError(f"{self.name} withholds one fact: nothing is given beside the view")
+
+    def candidates_given(self, known: Dict[str, Any], given: Sequence[Hint]
+                         ) -> Optional[AbstractSet[Value]]:
+        """All answers the view plus the facts ``given`` leave possible, if finite (a family
+        with a finite answer set and k >= 2 overrides it; None: the set is infinite)."""
+        return self.candidates(known) if not given else None
+
+    def given_value(self, given: Sequence[Hint], slot: str) -> Optional[str]:
+        """The value ``given`` states for ``slot``, or None."""
+        return next((h.value for h in given if h.slot == slot), None)

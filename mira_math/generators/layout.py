@@ -25,6 +25,14 @@ CARD_SOURCE = RESOURCE_ROOT / CARD_NAME
 CHECKOUT = PACKAGE_DIR.parent if (PACKAGE_DIR.parent / ".git").exists() and RESOURCE_ROOT != BUNDLE_DIR else None
 
 
+MULTI_HINT = "multi_hint"
+
+
 def data_path(family: str) -> str:
     """A family's JSONL file, relative to the release folder."""
     return f"data/{family}/{SPLIT}.jsonl"
+
+
+def multi_hint_path(family: str) -> str:
+    """A family's two-fact (k = 2) JSONL file, beside its v1.1 file (docs/decisions.md, issue 34)."""
+    return f"data/{family}/{MULTI_HINT}.jsonl"

@@ -34,11 +34,37 @@ TYPE_B = (
     "steady_state_missing_emission",
 )
 
+# The families with a two-fact variant (``FAMILY_K2`` in their module), in release order: the
+# multi_hint part of the release (docs/decisions.md, issue 34).
+MULTI_HINT = (
+    "bayes_missing_prior",
+    "crt_reconstruction",
+    "geometry_coordinates",
+    "linear_system_separator",
+    "piecewise_missing_threshold",
+    "rankdef_linear_shared",
+    "recurrence_missing_init",
+    "birth_death_missing_rate",
+    "circuit_missing_resistance",
+    "deconvolution",
+    "laplace_grid",
+    "linear_system_missing_coeff",
+    "poly_interpolation",
+    "portfolio_variance_missing_corr",
+)
+# The 22 families of v1.1: their ids are one global counter in release order, frozen; a
+# family added later gets ids counted within itself (docs/decisions.md, issue 31 item 2).
+V1_1 = TYPE_A + TYPE_B
+
 _cache: Dict[str, Family] = {}
+_cache_k2: Dict[str, Family] = {}
 
 
-def get(name: str) -> Family:
-    """The family called ``name`` (module ``generators.families.<name>``, object ``FAMILY``)."""
+def get(name: str, k: int = 1) -> Family:
+    """The family called ``name`` (module ``generators.families.<name>``, object ``FAMILY``);
+    with ``k = 2`` its two-fact variant (object ``FAMILY_K2``)."""
+    if k != 1:
+        return _get_k2(name, k)
     if name in _cache:
         return _cache[name]
     if name not in TYPE_A + TYPE_B:
@@ -68,3 +94,20 @@ def names(types: str = "AB") -> List[str]:
 def prefix(name: str) -> str:
     """Id prefix: the first three letters of the family name (docs/benchmark.md §2)."""
     return name[:3]
+
+
+def _get_k2(name: str, k: int) -> Family:
+    if k != 2 or name not in MULTI_HINT:
+        raise KeyError(f"family {name!r} has no variant with {k} withheld facts; the two-fact "
+                       f"families: {', '.join(MULTI_HINT)}")
+    if name not in _cache_k2:
+        family = importlib.import_module(f"mira_math.generators.families.{name}").FAMILY_K2
+        if family.name != name or family.type != type_of(name) or family.k != 2:
+            raise RuntimeError(f"family module {name} declares {family.name}/{family.type}/k={family.k}")
+        _cache_k2[name] = family
+    return _cache_k2[name]
+
+
+def multi_hint_names(types: str = "AB") -> List[str]:
+    """The families of the multi_hint (k = 2) part of the given types, in release order."""
+    return [n for n in names(types) if n in MULTI_HINT]

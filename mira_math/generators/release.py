@@ -26,12 +26,13 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set
 
 from mira_math.generators import registry
 from mira_math.common.errors import MiraError
-from mira_math.generators.build import GENERATOR_VERSION, build_split, instance_keys
+from mira_math.generators.build import (GENERATOR_VERSION, MULTI_HINT_VERSION, RELEASE_VERSION,
+                                        build_split, instance_keys)
 from mira_math.generators.card import REPO_PLACEHOLDER, fill_repo_id, published_repo_id, render_readme
 from mira_math.generators.hub_files import CROISSANT, EVAL_YAML, croissant, eval_yaml, registers_benchmark
 from mira_math.generators.layout import DEFAULT_RELEASE as DEFAULT_RELEASE  # re-exported
 from mira_math.generators.layout import SPLIT as SPLIT  # re-exported
-from mira_math.generators.layout import data_path
+from mira_math.generators.layout import MULTI_HINT, data_path, multi_hint_path
 from mira_math.generators.requests import REQUESTS_PATH, render_request_set
 from mira_math.generators.schema import DataError, Instance, read_jsonl
 from mira_math.generators.seeds import PUBLIC, SeedSet
@@ -40,6 +41,22 @@ CHECKSUMS = "CHECKSUMS.sha256"
 README = "README.md"
 PUBLIC_PER_TYPE = {"A": 20, "B": 50}
 RELEASE_INFO = "release_info.json"
+# The two-fact part (docs/decisions.md, issue 34): its own seed set, named after the split's
+# ("multi-hint-" + name), 10 instances per family and difficulty of either type.
+MULTI_HINT_PER_TYPE = {"A": 10, "B": 10}
+MULTI_HINT_K = 2
+
+
+def multi_hint_seed_set(seed_set: SeedSet) -> SeedSet:
+    """The seed set of a split's two-fact part: its own, derived from the split's name."""
+    return SeedSet.named(f"multi-hint-{seed_set.name}")
+
+
+def multi_hint_spec(seed_set: SeedSet, per_type: Optional[Dict[str, int]] = None) -> dict:
+    """How ``release_info.json`` names a split's two-fact part (what regenerates it)."""
+    part = multi_hint_seed_set(seed_set)
+    return {"k": MULTI_HINT_K, "seed_set": part.name, "master_seed": part.master_seed,
+            "per_type": dict(per_type or MULTI_HINT_PER_TYPE)}
 
 
 def group_lines(instances: Iterable[Instance], progress: Optional[Callable[[], None]] = None
@@ -47,7 +64,8 @@ def group_lines(instances: Iterable[Instance], progress: Optional[Callable[[], N
     """Relative path -> file bytes, one JSONL file per family."""
     files: Dict[str, List[str]] = defaultdict(list)
     for inst in instances:
-        files[data_path(inst.family)].append(inst.to_json_line())
+        path = data_path(inst.family) if inst.k == 1 else multi_hint_path(inst.family)
+        files[path].append(inst.to_json_line())
         if progress:
             progress()
     return {path: "".join(lines).encode("utf-8") for path, lines in files.items()}
@@ -72,10 +90,27 @@ def release_info(seed_set: SeedSet, per_type: Dict[str, int], files: Dict[str, b
     }
 
 
+def _with_multi_hint(info: dict, part: dict, files: Dict[str, bytes], families: Sequence[str]) -> dict:
+    """``release_info.json`` of a release with a two-fact part: the v1.1 fields as they were,
+    then the release version and the part (its seed set, layout and counts)."""
+    counts = {n: files[multi_hint_path(n)].count(b"\n") for n in registry.multi_hint_names()
+              if n in families and multi_hint_path(n) in files}
+    return {**info, "release_version": RELEASE_VERSION,
+            MULTI_HINT: {**part, "generator_version": MULTI_HINT_VERSION,
+                         "families": list(counts), "counts": counts,
+                         "total": sum(counts.values())}}
+
+
 def public_split_reference() -> dict:
-    """How a held-out split names the public release it must not overlap."""
+    """How a held-out split names the public release it must not overlap (both parts)."""
     return {"seed_set": PUBLIC.name, "master_seed": PUBLIC.master_seed,
-            "per_type": dict(PUBLIC_PER_TYPE)}
+            "per_type": dict(PUBLIC_PER_TYPE), MULTI_HINT: multi_hint_spec(PUBLIC)}
+
+
+def _is_public_reference(ref: dict) -> bool:
+    """The public release as a held-out split built before or after release 1.2.0 names it."""
+    return {k: v for k, v in ref.items() if k != MULTI_HINT} == \
+        {k: v for k, v in public_split_reference().items() if k != MULTI_HINT}
 
 
 def split_references(folders: Sequence[Path]) -> List[dict]:
@@ -92,9 +127,12 @@ def split_references(folders: Sequence[Path]) -> List[dict]:
             ref["families"] = list(info["families"])
         if list(info["difficulties"]) != [1, 2, 3]:
             ref["difficulties"] = list(info["difficulties"])
+        if info.get(MULTI_HINT):
+            ref[MULTI_HINT] = {k: info[MULTI_HINT][k] for k in ("k", "seed_set", "master_seed",
+                                                                 "per_type")}
         if info.get("disjoint_from") and info["disjoint_from"] != [public_split_reference()]:
             ref["disjoint_from"] = list(info["disjoint_from"])
-        if ref not in refs and ref != public_split_reference():
+        if ref not in refs and not _is_public_reference(ref):
             refs.append(ref)
     return refs
 
@@ -114,23 +152,47 @@ def _split_keys(ref_text: str) -> frozenset:
     inner = ref.get("disjoint_from")
     if inner is None:  # a held-out split without a nested list was built against the public one
         inner = [] if ref["seed_set"] == PUBLIC.name else [public_split_reference()]
-    split = build_split(SeedSet(ref["seed_set"], ref["master_seed"]), ref["per_type"],
-                        ref.get("families"), ref.get("difficulties", (1, 2, 3)),
-                        excluded_keys(inner))
-    return frozenset(k for inst in split for k in instance_keys(inst))
+    split = list(build_split(SeedSet(ref["seed_set"], ref["master_seed"]), ref["per_type"],
+                             ref.get("families"), ref.get("difficulties", (1, 2, 3)),
+                             excluded_keys(inner)))
+    keys = frozenset(k for inst in split for k in instance_keys(inst))
+    part = ref.get(MULTI_HINT)
+    if part:
+        multi = _multi_hint_split(part, ref.get("families"), ref.get("difficulties", (1, 2, 3)),
+                                  excluded_keys(inner) | keys)
+        keys |= frozenset(k for inst in multi for k in instance_keys(inst))
+    return keys
+
+
+def _multi_hint_split(part: dict, families: Optional[Sequence[str]], difficulties: Sequence[int],
+                      exclude: Set[str]) -> List[Instance]:
+    """A split's two-fact part, disjoint from ``exclude`` (its own one-fact part and every split
+    it was declared disjoint from, both parts)."""
+    return list(build_split(SeedSet(part["seed_set"], part["master_seed"]), part["per_type"],
+                            families, difficulties, exclude, k=part["k"]))
 
 
 def render_release(seed_set: SeedSet, per_type: Dict[str, int], families: Sequence[str],
                    difficulties: Sequence[int] = (1, 2, 3),
                    progress: Optional[Callable[[], None]] = None,
-                   disjoint_from: Sequence[dict] = (), commit_reveal: bool = False) -> Dict[str, bytes]:
-    """Every file of the release folder (card, croissant.json, eval.yaml for the public
-    release, the responder-check request set, and checksums included), in memory."""
-    split = list(build_split(seed_set, per_type, families, difficulties, excluded_keys(disjoint_from)))
+                   disjoint_from: Sequence[dict] = (),
+                   multi_hint: Optional[dict] = None, commit_reveal: bool = False) -> Dict[str, bytes]:
+    """Every file of the release folder (card, croissant.json, eval.yaml for the public release,
+    the responder-check request set, and checksums included), in memory; with ``multi_hint``
+    (a :func:`multi_hint_spec`) also the two-fact part, disjoint from the one-fact part and from
+    every split in ``disjoint_from``."""
+    exclude = excluded_keys(disjoint_from)
+    split = list(build_split(seed_set, per_type, families, difficulties, exclude))
+    requests = render_request_set(split) if has_request_set(seed_set, families, difficulties) else None
+    if multi_hint:
+        keys = exclude | {k for inst in split for k in instance_keys(inst)}
+        split += _multi_hint_split(multi_hint, families, difficulties, keys)
     files = group_lines(split, progress)
-    if has_request_set(seed_set, families, difficulties):
-        files[REQUESTS_PATH] = render_request_set(split)
+    if requests is not None:
+        files[REQUESTS_PATH] = requests
     info = release_info(seed_set, per_type, files, families, difficulties, disjoint_from, commit_reveal)
+    if multi_hint:
+        info = _with_multi_hint(info, multi_hint, files, families)
     files[RELEASE_INFO] = (json.dumps(info, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     files[README] = render_readme(info, files).encode("utf-8")
     files[CROISSANT] = croissant(info, files).encode("utf-8")
@@ -353,8 +415,10 @@ def verify_release(folder: Path, progress: Optional[Callable[[], None]] = None) 
     if info.get("regenerable") is False:  # imported data: checksums and strict reading only
         return _verify_imported(folder, report)
     seed_set = SeedSet(info["seed_set"], info["master_seed"])
+    part = info.get(MULTI_HINT)
+    spec = {k: part[k] for k in ("k", "seed_set", "master_seed", "per_type")} if part else None
     expected = render_release(seed_set, info["per_type"], info["families"], info["difficulties"],
-                              progress, info.get("disjoint_from", []), info.get("commit_reveal") is True)
+                              progress, info.get("disjoint_from", []), spec, info.get("commit_reveal") is True)
     readme = folder / README      # a published copy names its repo in the card: the same release
     repo_id = published_repo_id(readme.read_text(encoding="utf-8", errors="replace")) if readme.is_file() else None
     if repo_id:
@@ -406,6 +470,12 @@ def family_files(folder: Path) -> List[Path]:
     return [folder / data_path(n) for n in registry.names() if (folder / data_path(n)).is_file()]
 
 
+def multi_hint_files(folder: Path) -> List[Path]:
+    """The two-fact JSONL files of a release folder, in registry order."""
+    return [folder / multi_hint_path(n) for n in registry.multi_hint_names()
+            if (folder / multi_hint_path(n)).is_file()]
+
+
 __all__ = ["render_release", "write_release", "verify_release", "check_manifest", "read_jsonl",
            "restore_interrupted",
-           "family_files", "data_path"]
+           "family_files", "multi_hint_files", "data_path"]

@@ -71,17 +71,37 @@ class Instance:
     answer: Answer
     candidate_answers: Optional[int]  # answers the view leaves possible, when finite
     latent: str               # complete latent state, canonical JSON text
+    # k >= 2 facts withheld (the multi_hint part): one list of hint slots per needed fact, each
+    # group acquired by any one of its hints. None for a v1.1 (k = 1) row, which then
+    # serialises without the field, byte for byte as before (docs/decisions.md, issue 34).
+    hint_groups: Optional[List[List[str]]] = None
+
+    @property
+    def k(self) -> int:
+        """How many facts are withheld: the number of hint groups (1 for a v1.1 row)."""
+        return len(self.hint_groups) if self.hint_groups is not None else 1
 
     @property
     def budget(self) -> int:
-        """Request budget B = 3d (docs/benchmark.md §6)."""
-        return 3 * self.difficulty
+        """Request budget B = 3d per withheld fact: 3d for k = 1 (docs/benchmark.md §6), 3dk
+        for k facts (docs/decisions.md, issue 34)."""
+        return 3 * self.difficulty * self.k
+
+    def groups(self) -> List[List[Hint]]:
+        """The hints by group: one group holding every hint for a k = 1 row (any one suffices)."""
+        if self.hint_groups is None:
+            return [list(self.hints)]
+        by_slot = {h.slot: h for h in self.hints}
+        return [[by_slot[s] for s in group] for group in self.hint_groups]
 
     def latent_state(self) -> dict:
         return decode_latent(self.latent)
 
     def to_json_line(self) -> str:
-        return dumps_canonical(asdict(self)) + "\n"
+        record = asdict(self)
+        if record["hint_groups"] is None:
+            del record["hint_groups"]
+        return dumps_canonical(record) + "\n"
 
 
 # ---------------------------------------------------------------- canonical JSON
@@ -151,10 +171,13 @@ def _str_list(value: Any, name: str, where: Tuple[str, int]) -> List[str]:
     return list(value)
 
 
+_OPTIONAL_FIELDS = ("hint_groups",)   # absent from a v1.1 row
+
+
 def _object(raw: Any, cls: type, name: str, where: Tuple[str, int]) -> dict:
     _expect(raw, dict, name, where)
     names = [f.name for f in fields(cls)]
-    missing = [n for n in names if n not in raw]
+    missing = [n for n in names if n not in raw and n not in _OPTIONAL_FIELDS]
     if missing:
         raise DataError("missing", where[0], where[1], f"{name}.{missing[0]}" if name else missing[0])
     extra = [k for k in raw if k not in names]
@@ -200,6 +223,7 @@ def instance_from_dict(raw: Any, path: str = "<memory>", line: int = 0, check_la
     except ValueError as err:
         raise DataError(str(err), path, line, "answer.value") from None
     answer = Answer(a["type"], a["value"], _str_list(a["components"], "answer.components", w))
+    groups = _hint_groups(raw.get("hint_groups"), [h.slot for h in hints], w)
     if check_latent:
         try:
             decode_latent(raw["latent"])
@@ -210,8 +234,30 @@ def instance_from_dict(raw: Any, path: str = "<memory>", line: int = 0, check_la
         level=raw["level"], seed=raw["seed"], seed_set=raw["seed_set"],
         generator_version=raw["generator_version"], view=view,
         responder=_str_list(raw["responder"], "responder", w), hints=hints, answer=answer,
-        candidate_answers=raw["candidate_answers"], latent=raw["latent"],
+        candidate_answers=raw["candidate_answers"], latent=raw["latent"], hint_groups=groups,
     )
+
+
+def _hint_groups(raw: Any, slots: List[str], w: Tuple[str, int]) -> Optional[List[List[str]]]:
+    """``hint_groups`` of a k >= 2 row: at least two non-empty groups of hint slots that together
+    name every hint exactly once; None when absent (a v1.1 row)."""
+    if raw is None:
+        return None
+    _expect(raw, list, "hint_groups", w)
+    if len(raw) < 2:
+        raise DataError("needs at least two groups (a one-fact row has no hint_groups)", w[0], w[1],
+                        "hint_groups")
+    groups = []
+    for i, group in enumerate(raw):
+        items = _str_list(group, f"hint_groups[{i}]", w)
+        if not items:
+            raise DataError("empty group", w[0], w[1], f"hint_groups[{i}]")
+        groups.append(items)
+    named = [s for g in groups for s in g]
+    if sorted(named) != sorted(slots) or len(set(named)) != len(named):
+        raise DataError("the groups must name every hint's slot exactly once", w[0], w[1],
+                        "hint_groups")
+    return groups
 
 
 def instance_from_checked_dict(raw: Dict[str, Any]) -> Instance:
@@ -226,6 +272,7 @@ def instance_from_checked_dict(raw: Dict[str, Any]) -> Instance:
         hints=[Hint(h["slot"], h["constraint"], h["value"]) for h in raw["hints"]],
         answer=Answer(a["type"], a["value"], a["components"]),
         candidate_answers=raw["candidate_answers"], latent=raw["latent"],
+        hint_groups=raw.get("hint_groups"),
     )
 
 

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import List, Optional, Set
+from itertools import product
+from typing import List, Optional, Sequence, Set
 
-from mira_math.generators.family import Family, Rendered
-from mira_math.generators.schema import Instance, decode_latent, encode_latent
-from mira_math.verifiers.exact import canonical, equal, from_canonical
+from mira_math.generators.family import Family, Latent, Rendered
+from mira_math.generators.schema import Hint, Instance, decode_latent, encode_latent
+from mira_math.verifiers.exact import Value, canonical, equal, from_canonical
 
 PROPERTIES = (
     "schema", "consistency", "global_uniqueness", "local_underdetermination",
     "hint_sufficiency", "hint_completeness", "answer_denominator", "chance_level", "duplicate",
+    "single_fact_underdetermination",
 )
 
 
@@ -46,6 +48,9 @@ def validate_instance(inst: Instance, family: Family) -> List[Failure]:
 
     if inst.family != family.name or inst.type != family.type:
         fail("schema", f"family/type {inst.family}/{inst.type} is not {family.name}/{family.type}")
+        return out
+    if inst.k != family.k:
+        fail("schema", f"{inst.k} hint group(s), but the {family.name} variant withholds {family.k}")
         return out
     if inst.level != family.level(inst.difficulty) or inst.difficulty not in (1, 2, 3):
         fail("schema", f"difficulty {inst.difficulty} with level {inst.level}")
@@ -75,6 +80,8 @@ def validate_instance(inst: Instance, family: Family) -> List[Failure]:
         fail("consistency", "hints differ from the rendering of the latent state")
     if rendered.components != inst.answer.components:
         fail("consistency", "answer component names differ")
+    if rendered.hint_groups != inst.hint_groups:
+        fail("consistency", "hint groups differ from the rendering of the latent state")
     for h in inst.hints:
         if h.constraint not in inst.responder:
             fail("consistency", f"hint line {h.constraint!r} is not one of the responder's lines")
@@ -94,6 +101,10 @@ def validate_instance(inst: Instance, family: Family) -> List[Failure]:
     if biggest > family.max_answer_denominator:
         fail("answer_denominator", f"reduced denominator {biggest} exceeds "
              f"{family.max_answer_denominator}")
+
+    if family.k > 1:
+        out += _multi_fact_proofs(inst, family, latent, rendered, stored_answer)
+        return out
 
     # 2. local underdetermination: two completions of the stored view, different answers
     try:
@@ -150,6 +161,81 @@ def validate_instance(inst: Instance, family: Family) -> List[Failure]:
     return out
 
 
+def _multi_fact_proofs(inst: Instance, family: Family, latent: Latent, rendered: Rendered,
+                       stored_answer: Value) -> List[Failure]:
+    """The proofs of a k >= 2 instance (docs/decisions.md, issue 34): the responder holds
+    exactly the hints of the groups; the view alone and the view plus any single hint leave the
+    answer open (an explicit second completion, or the enumerated answer set); the view plus
+    one hint of each group gives the stored answer (every such choice is tried)."""
+    out: List[Failure] = []
+
+    def fail(prop: str, detail: str) -> None:
+        out.append(Failure(inst.id, prop, detail))
+
+    if sorted(inst.responder) != sorted(h.constraint for h in inst.hints):
+        fail("consistency", "the responder does not hold exactly the hints of the groups")
+    try:
+        known = family.known(latent)
+    except Exception as err:
+        fail("local_underdetermination", f"{type(err).__name__}: {err}")
+        return out
+    same_view = _same_view(rendered, inst)
+    for given in [None] + list(inst.hints):
+        prop = "local_underdetermination" if given is None else "single_fact_underdetermination"
+        label = "the view alone" if given is None else f"the view + {given.slot}"
+        try:
+            problem = _open_given(family, latent, known, given, inst, stored_answer, same_view)
+        except Exception as err:
+            problem = f"{type(err).__name__}: {err}"
+        if problem:
+            fail(prop, f"{label}: {problem}")
+    for combo in product(*inst.groups()):
+        names = " + ".join(h.slot for h in combo)
+        try:
+            full = decode_latent(encode_latent(family.complete_many(known, combo)))
+            if family.render(full).facts != inst.view.facts:
+                fail("hint_sufficiency", f"completion from {names} changes the solver's view")
+            elif not equal(family.solve(full), stored_answer):
+                fail("hint_sufficiency", f"view + {names} gives "
+                     f"{canonical(family.answer_type, family.solve(full))}, not {inst.answer.value}")
+        except Exception as err:
+            fail("hint_sufficiency", f"view + {names}: {type(err).__name__}: {err}")
+    return out
+
+
+def _open_given(family: Family, latent: Latent, known: dict, given: Optional[Hint], inst: Instance,
+                stored_answer: Value, same_view: bool) -> Optional[str]:
+    """Why the view plus ``given`` (None: nothing) does not leave the answer open, or None."""
+    facts: Sequence[Hint] = [] if given is None else [given]
+    cands = family.candidates_given(known, facts)
+    if cands is not None:
+        if given is None and inst.candidate_answers != len(cands):
+            return f"stored {inst.candidate_answers} candidates, found {len(cands)} (chance level)"
+        if not same_view:
+            return "the stored view is not the rendering of its latent state"
+        if len(cands) < 2:
+            return "only one possible answer"
+        if not any(equal(c, stored_answer) for c in cands):
+            return "the stored answer is not among the candidates"
+        return None
+    if given is None and inst.candidate_answers is not None:
+        return "candidate count stored for an infinite answer set (chance level)"
+    alt = family.witness_given(latent, given)
+    if alt is None:
+        return "no second completion found"
+    alt = decode_latent(encode_latent(alt))
+    shown = family.render(alt)
+    if shown.facts != inst.view.facts or family.known(alt) != known:
+        return "the second completion does not reproduce the solver's view"
+    if given is not None and given.constraint not in shown.responder:
+        return f"the second completion does not keep {given.slot}"
+    if family.check(alt):
+        return f"the second completion is not valid: {family.check(alt)}"
+    if equal(family.solve(alt), stored_answer):
+        return "the second completion has the same answer"
+    return None
+
+
 def _denominators(value: object) -> List[int]:
     if isinstance(value, Fraction):
         return [value.denominator]
@@ -162,4 +248,4 @@ def failed_properties(inst: Instance, family: Optional[Family] = None) -> Set[st
     """The names of the properties ``inst`` fails (empty: valid)."""
     from mira_math.generators import registry
 
-    return {f.property for f in validate_instance(inst, family or registry.get(inst.family))}
+    return {f.property for f in validate_instance(inst, family or registry.get(inst.family, inst.k))}

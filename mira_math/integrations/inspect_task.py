@@ -168,10 +168,14 @@ avg_requests = _mira_metric("avg_requests")
 trace_no_canonical = _mira_metric("trace_no_canonical")
 trace_canonical_wrong = _mira_metric("trace_canonical_wrong")
 trace_correct = _mira_metric("trace_correct")
+partial_credit = _mira_metric("partial_credit")      # k missing facts (issue 34)
+all_facts_rate = _mira_metric("all_facts_rate")
+ask_f1 = _mira_metric("ask_f1")
 
 
 @scorer(metrics=[accuracy(), stderr(), first_request_success(), hit_rate(), avg_requests(),
-                 trace_no_canonical(), trace_canonical_wrong(), trace_correct()])
+                 trace_no_canonical(), trace_canonical_wrong(), trace_correct(),
+                 partial_credit(), all_facts_rate(), ask_f1()])
 def mira_verifier():
     """The exact verifier's verdict on the episode's final answer (1/0), with the transcript's
     summary for the metrics."""

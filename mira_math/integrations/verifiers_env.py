@@ -66,7 +66,7 @@ class MiraTasksetConfig(vf.TasksetConfig):
 
 
 def task_for(inst: Instance, regime: str = "zs") -> MiraTask:
-    return MiraTask(MiraData(id=inst.id, prompt=problem_message(inst), system_prompt=system_prompt(regime),
+    return MiraTask(MiraData(id=inst.id, prompt=problem_message(inst), system_prompt=system_prompt(regime, inst.k),
                              record=record_text(inst), family=inst.family, type=inst.type,
                              difficulty=inst.difficulty, seed_set=inst.seed_set))
 
@@ -160,6 +160,8 @@ def episode_signals(episode: Episode) -> Dict[str, float]:
         "first_request_success": 1.0 if stats.first_request_canonical else 0.0,
         "hit_rate": stats.canonical_offers / stats.requests if stats.requests else 0.0,
         "format_errors": float(stats.format_errors),
+        "facts_acquired": float(stats.facts_acquired),          # k missing facts (issue 34)
+        "partial_credit": stats.facts_acquired / stats.facts_needed,
     }
 
 

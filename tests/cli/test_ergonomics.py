@@ -147,7 +147,9 @@ def test_eval_and_score_from_other_directories(tmp_path, monkeypatch, capsys):
 
 def test_check_disjoint_output_is_bounded_and_sorted(tmp_path, capsys):
     copy = tmp_path / "copy"
-    shutil.copytree(RELEASE / "data" / "bayes_missing_prior", copy / "data" / "bayes_missing_prior")
+    (copy / "data" / "bayes_missing_prior").mkdir(parents=True)   # the one-fact file only
+    shutil.copy(RELEASE / "data" / "bayes_missing_prior" / "test.jsonl",
+                copy / "data" / "bayes_missing_prior" / "test.jsonl")
     assert main(["check-disjoint", str(RELEASE), str(copy), "--max-shown", "5"]) == 1
     lines = capsys.readouterr().out.splitlines()
     shared = [line for line in lines if line.startswith("SHARED")]

@@ -25,7 +25,12 @@ def test_heldout_is_complete_and_verifies(heldout, release_info):
     assert info["seed_set"] == "heldout-test"
     assert info["counts"] == release_info["counts"] and info["total"] == release_info["total"]
     assert info["disjoint_from"] == [{"seed_set": "public-20-50", "master_seed": 20260101,
-                                      "per_type": {"A": 20, "B": 50}}]
+                                      "per_type": {"A": 20, "B": 50},
+                                      "multi_hint": {k: read_release_info(RELEASE)["multi_hint"][k]
+                                                     for k in ("k", "seed_set", "master_seed", "per_type")}}]
+    part = info["multi_hint"]          # the two-fact part has its own held-out seed set
+    assert part["seed_set"] == "multi-hint-heldout-test" and part["total"] == \
+        read_release_info(RELEASE)["multi_hint"]["total"]
     readme = (heldout / "README.md").read_text(encoding="utf-8")
     assert "held-out seed set heldout-test" in readme and "configs:" in readme
     assert main(["verify", str(heldout)]) == 0
@@ -134,7 +139,8 @@ def test_check_disjoint_ignores_the_domain_line_and_level(heldout, tmp_path, cap
 def test_validate_over_release_and_heldout_keys_ids_on_the_seed_set(heldout, capsys):
     # Both folders hold bay-000000 (held-out splits reuse the public ids): not a duplicate.
     assert main(["validate", str(RELEASE), str(heldout)]) == 0
-    assert "validated 4620 instances" in capsys.readouterr().out
+    total = 2310 + read_release_info(RELEASE)["multi_hint"]["total"]   # both parts
+    assert f"validated {2 * total} instances" in capsys.readouterr().out
 
 
 def test_fewshot_examples_share_no_key_with_the_release_or_heldout(heldout):

@@ -75,7 +75,7 @@ def test_inspect_scores_equal_mira_eval(spec, release, tmp_path):
     metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
     assert metrics["accuracy"] == float(expected.accuracy)
     for name in ("first_request_success", "hit_rate", "avg_requests", "trace_no_canonical",
-                 "trace_canonical_wrong", "trace_correct"):
+                 "trace_canonical_wrong", "trace_correct", "partial_credit", "all_facts_rate", "ask_f1"):
         want = getattr(expected, name)
         if want is None:
             assert metrics[name] != metrics[name], name      # NaN: undefined, as score leaves it

@@ -163,6 +163,7 @@ def test_scripted_rollouts_score_like_run_episode(spec):
             assert solver_trace.rewards["correct"] == 1.0
             assert solver_trace.metrics["first_request_success"] == 1.0
             assert solver_trace.metrics["hit_rate"] == 1.0
+            assert solver_trace.metrics["partial_credit"] == 1.0 == solver_trace.metrics["facts_acquired"]
         else:
             assert solver_trace.metrics["requests"] == 0.0
     assert env._played == {}

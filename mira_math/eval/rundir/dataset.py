@@ -32,6 +32,7 @@ class _InstanceFields(NamedTuple):
     candidate_answers: Optional[int]
     canonical: frozenset                    # the hint constraints (canonical lines)
     key: Tuple[str, str]                    # (seed set, id): read several times per transcript
+    groups: Tuple[frozenset, ...]           # the canonical lines of each needed fact (k groups)
 
 
 class InstanceInfo(_InstanceFields):
@@ -42,15 +43,17 @@ class InstanceInfo(_InstanceFields):
     __slots__ = ()
 
     def __new__(cls, seed_set: str, id: str, family: str, type: str, difficulty: int,  # noqa: A002
-                candidate_answers: Optional[int], canonical: frozenset) -> "InstanceInfo":
+                candidate_answers: Optional[int], canonical: frozenset,
+                groups: Optional[Tuple[frozenset, ...]] = None) -> "InstanceInfo":
         return tuple.__new__(cls, (seed_set, id, family, type, difficulty, candidate_answers, canonical,
-                                   (seed_set, id)))
+                                   (seed_set, id), groups or (canonical,)))
 
     @classmethod
     def of(cls, inst: Instance) -> "InstanceInfo":
         """What scoring reads of a full instance (an episode's, in the integrations)."""
         return cls(inst.seed_set, inst.id, inst.family, inst.type, inst.difficulty,
-                   inst.candidate_answers or None, frozenset(h.constraint for h in inst.hints))
+                   inst.candidate_answers or None, frozenset(h.constraint for h in inst.hints),
+                   tuple(frozenset(h.constraint for h in g) for g in inst.groups()))
 
 
 
@@ -77,7 +80,17 @@ def read_instance_info(row: Any, where: Any) -> InstanceInfo:
             check_field(h.get("constraint") if isinstance(h, dict) else None, (str,), _where(where), "hints.constraint")
         canonical.append(line)
     return InstanceInfo(intern(seed_set), tid, intern(family), intern(type_), difficulty, cand or None,
-                        frozenset(canonical))         # one copy of the repeated strings: 180 bytes a line
+                        frozenset(canonical),         # one copy of the repeated strings: 180 bytes a line
+                        _groups(get("hint_groups"), hints, where) if "hint_groups" in row else None)
+
+
+def _groups(groups: Any, hints: List[Any], where: Any) -> Tuple[frozenset, ...]:
+    """The canonical lines of each hint group of a k >= 2 row (issue 34)."""
+    by_slot = {h.get("slot"): h.get("constraint") for h in hints if type(h) is dict}
+    if type(groups) is not list or not all(type(g) is list and g and all(s in by_slot for s in g)
+                                           for g in groups):
+        raise ScoringError(f"{_where(where)}: field 'hint_groups': expected lists of hint slots")
+    return tuple(frozenset(by_slot[s] for s in g) for g in groups)
 
 
 def _where(where: Any) -> str:

@@ -55,6 +55,9 @@ class InstanceStats:
     usage_turns: int = 0                   # solver turns that reported usage
     reasoning_turns: int = 0               # ... that reported reasoning tokens
     solver_turns: int = 0
+    facts_needed: int = 1                  # k: the facts (hint groups) the view lacks
+    facts_acquired: int = 0                # groups with a canonical offer
+    new_fact_offers: int = 0               # canonical offers of a group not yet acquired
 
     @property
     def sample_key(self) -> Tuple[str, str, int]:
@@ -73,6 +76,15 @@ class InstanceStats:
         if self.correct:
             return "correct"
         return "canonical_wrong" if self.canonical_offers else "no_canonical"
+
+    @property
+    def facts_class(self) -> str:
+        """The k-fact trace decomposition: no fact / some facts / all facts but wrong / correct."""
+        if self.correct:
+            return "correct"
+        if not self.facts_acquired:
+            return "no_fact"
+        return "all_facts_wrong" if self.facts_acquired >= self.facts_needed else "some_facts"
 
 
 def _answer_source(row: Mapping[str, Any], last_answer: Any, where: str) -> str:
@@ -141,6 +153,9 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
     before_first: Optional[int] = None
     last_answer: Any = None
     hints = info.canonical
+    groups = info.groups
+    acquired: set = set()
+    new_facts = 0
     for n, turn in enumerate(turns):                # the hot loop: checks inline, helpers on failure
         if type(turn) is not dict:
             check_field(turn, (dict,), where, f"turns[{n}]")
@@ -192,6 +207,11 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
             requests += 1
             offers += is_offer
             canonical += is_canonical
+            if is_canonical:
+                group = next(g for g, lines in enumerate(groups) if line in lines)
+                if group not in acquired:
+                    acquired.add(group)
+                    new_facts += 1
         else:
             raise field_error(where, f"turns[{n}].role", f"expected 'solver' or 'responder', got "
                                                           f"{preview(role)}")
@@ -203,7 +223,7 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
         tokens_num, tokens_den, answered, answered and not correct and parsed is None,
         answered and _answer_source(row, last_answer, where) == "fallback",
         info.candidate_answers, epoch, raw_fallbacks, prompt, completion, reasoning, usage_turns,
-        reasoning_turns, solver_turns)
+        reasoning_turns, solver_turns, len(groups), len(acquired), new_facts)
 
 
 

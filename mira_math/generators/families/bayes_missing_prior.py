@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Sequence
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
@@ -79,3 +79,76 @@ class BayesMissingPrior(Family):
 
 
 FAMILY = BayesMissingPrior()
+
+
+def _k2_max_denominator(level: int) -> int:
+    """Wider than the one-fact range: the view is P(E|H) alone, and at 4 + 2d it would allow
+    only 11 distinct views at d = 1; 16 + 2d allows 101 (docs/decisions.md, issue 34)."""
+    return 16 + 2 * level
+
+
+class BayesTwoFacts(BayesMissingPrior):
+    """Two facts withheld: the prior P(H) and the false-positive rate P(E|¬H); the solver has
+    P(E|H). P(H|E) is strictly increasing in P(H) and strictly decreasing in P(E|¬H), so
+    either fact alone leaves it open."""
+
+    k = 2
+
+    def generate(self, rng: random.Random, level: int) -> Latent:
+        def draw() -> Fraction:
+            b = rng.randint(2, _k2_max_denominator(level))
+            return Fraction(rng.randint(1, b - 1), b)
+
+        prior, sens, fpr = draw(), draw(), draw()
+        if sens == fpr:
+            raise Reject("P(E|H) = P(E|¬H) makes the evidence uninformative")
+        return {"level": level, "prior": prior, "sens": sens, "fpr": fpr}
+
+    def check(self, latent: Latent) -> Optional[str]:
+        limit = _k2_max_denominator(latent["level"])
+        for key in ("prior", "sens", "fpr"):
+            v = latent[key]
+            if not (isinstance(v, Fraction) and 0 < v < 1):
+                return f"{key} = {v} is not a probability strictly between 0 and 1"
+            if v.denominator > limit:
+                return f"{key} has denominator above {limit}"
+        if latent["sens"] == latent["fpr"]:
+            return "P(E|H) = P(E|¬H): the evidence is uninformative"
+        return None
+
+    def render(self, latent: Latent) -> Rendered:
+        prior_line = f"P(H) = {frac(latent['prior'])}"
+        fpr_line = f"P(E|¬H) = {frac(latent['fpr'])}"
+        return Rendered(
+            context="H is a hypothesis and E an observed piece of evidence; ¬H is the "
+                    "complement of H.",
+            facts=[f"P(E|H) = {frac(latent['sens'])}"],
+            question="What is P(H|E)? Give it as a reduced fraction.",
+            domain="P(H) and P(E|¬H) are probabilities strictly between 0 and 1, and "
+                   "P(E|¬H) differs from P(E|H).",
+            responder=[prior_line, fpr_line],
+            hints=[Hint("P(H)", prior_line, frac(latent["prior"])),
+                   Hint("P(E|¬H)", fpr_line, frac(latent["fpr"]))],
+            hint_groups=[["P(H)"], ["P(E|¬H)"]],
+        )
+
+    def known(self, latent: Latent) -> Dict[str, Any]:
+        return {"level": latent["level"], "sens": latent["sens"]}
+
+    def complete_many(self, known: Dict[str, Any], hints: Sequence[Hint]) -> Latent:
+        prior, fpr = self.given_value(hints, "P(H)"), self.given_value(hints, "P(E|¬H)")
+        if prior is None or fpr is None or len(hints) != 2:
+            raise ValueError("needs exactly P(H) and P(E|¬H)")
+        return {**known, "prior": Fraction(prior), "fpr": Fraction(fpr)}
+
+    def witness_given(self, latent: Latent, given: Optional[Hint]) -> Optional[Latent]:
+        # Keep the given fact, move the other one: P(H|E) is strictly monotone in each.
+        key = "prior" if given is not None and given.slot == "P(E|¬H)" else "fpr"
+        for other in (Fraction(1, 2), Fraction(1, 3), Fraction(2, 3), Fraction(1, 4)):
+            alt = {**latent, key: other}
+            if other != latent[key] and self.check(alt) is None:
+                return alt
+        return None
+
+
+FAMILY_K2 = BayesTwoFacts()

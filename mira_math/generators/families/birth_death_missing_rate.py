@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from mira_math.generators.family import Family, Latent, Rendered
 from mira_math.generators.schema import Hint
@@ -128,3 +128,66 @@ class BirthDeathMissingRate(Family):
 
 
 FAMILY = BirthDeathMissingRate()
+
+
+class BirthDeathTwoFacts(BirthDeathMissingRate):
+    """Two rates withheld (which two varies): ``missing`` is the pair in reading order. The
+    check confirms that pi_{s*} moves with each of them while the other is held."""
+
+    k = 2
+
+    def generate(self, rng: random.Random, level: int) -> Latent:
+        latent = super().generate(rng, level)
+        names = _rate_names(latent["n"])
+        pair = sorted(rng.sample(range(len(names)), 2))
+        return {**latent, "missing": [names[i] for i in pair]}
+
+    def check(self, latent: Latent) -> Optional[str]:
+        pair, n = latent["missing"], latent["n"]
+        names = _rate_names(n) if isinstance(n, int) else []
+        if not (isinstance(pair, list) and len(pair) == 2 and all(p in names for p in pair)
+                and names.index(pair[0]) < names.index(pair[1])):
+            return f"the withheld rates {pair} are not two rates in reading order"
+        for name in pair:
+            problem = super().check({**latent, "missing": name})
+            if problem:
+                return f"{name}: {problem}"
+        return None
+
+    def render(self, latent: Latent) -> Rendered:
+        one = super().render({**latent, "missing": latent["missing"][0]})
+        rates, pair = latent["rates"], latent["missing"]
+        lines = [f"{name} = {rates[name]}" for name in pair]
+        return Rendered(
+            context=one.context,
+            facts=[f"{name} = {rates[name]}" for name in _rate_names(latent["n"]) if name not in pair],
+            question=one.question, domain=one.domain, responder=lines,
+            hints=[Hint(name, line, frac(rates[name])) for name, line in zip(pair, lines)],
+            hint_groups=[[name] for name in pair],
+        )
+
+    def known(self, latent: Latent) -> Dict[str, Any]:
+        given = {k: v for k, v in latent["rates"].items() if k not in latent["missing"]}
+        return {"level": latent["level"], "n": latent["n"], "target": latent["target"],
+                "rates": given}
+
+    def complete_many(self, known: Dict[str, Any], hints: Sequence[Hint]) -> Latent:
+        absent = [name for name in _rate_names(known["n"]) if name not in known["rates"]]
+        if sorted(h.slot for h in hints) != sorted(absent):
+            raise ValueError(f"the hints are not the absent rates {absent}")
+        rates = dict(known["rates"])
+        for h in hints:
+            value = Fraction(h.value)
+            if value.denominator != 1 or value <= 0:
+                raise ValueError(f"rate {h.value!r} is not a positive integer")
+            rates[h.slot] = int(value)
+        return {"level": known["level"], "n": known["n"], "target": known["target"],
+                "rates": rates, "missing": absent}
+
+    def witness_given(self, latent: Latent, given: Optional[Hint]) -> Optional[Latent]:
+        free = [name for name in latent["missing"] if given is None or name != given.slot][0]
+        value = _other_value(latent["rates"][free], latent["level"])
+        return {**latent, "rates": {**latent["rates"], free: value}}
+
+
+FAMILY_K2 = BirthDeathTwoFacts()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
@@ -149,3 +149,70 @@ class CircuitMissingResistance(Family):
 
 
 FAMILY = CircuitMissingResistance()
+
+
+class CircuitTwoFacts(CircuitMissingResistance):
+    """Two resistances withheld (which two varies): ``missing`` is the pair, in increasing
+    order. R_eq is strictly increasing in every resistance, so either one alone leaves it open."""
+
+    k = 2
+
+    def generate(self, rng: random.Random, level: int) -> Latent:
+        latent = super().generate(rng, level)
+        n = 2 * level + 1
+        return {**latent, "missing": sorted(rng.sample(range(1, n + 1), 2))}
+
+    def check(self, latent: Latent) -> Optional[str]:
+        pair = latent["missing"]
+        n = 2 * latent["level"] + 1
+        if not (isinstance(pair, list) and len(pair) == 2 and pair == sorted(set(pair))
+                and all(isinstance(i, int) and 1 <= i <= n for i in pair)):
+            return f"the withheld resistors {pair} are not two of R1..R{n} in order"
+        return super().check({**latent, "missing": pair[0]})
+
+    def render(self, latent: Latent) -> Rendered:
+        values, pair = latent["values"], latent["missing"]
+        n = len(values)
+        lines = [f"R{k} = {values[f'R{k}']}" for k in pair]
+        return Rendered(
+            context=f"Resistors R1, ..., R{n} (resistances in ohms) form a series-parallel "
+                    f"network between two terminals. In the network expression, A + B means A "
+                    f"and B connected in series and A || B means A and B connected in parallel; "
+                    f"parentheses group sub-networks. R_eq is the equivalent resistance between "
+                    f"the terminals.",
+            facts=[f"Network: {_expression(latent['tree'])}"]
+                  + [f"R{i} = {values[f'R{i}']}" for i in range(1, n + 1) if i not in pair],
+            question="What is R_eq, in ohms? Give it as a reduced fraction.",
+            domain="Every resistance is a positive integer number of ohms.",
+            responder=lines,
+            hints=[Hint(f"R{k}", line, frac(values[f"R{k}"])) for k, line in zip(pair, lines)],
+            hint_groups=[[f"R{k}"] for k in pair],
+        )
+
+    def known(self, latent: Latent) -> Dict[str, Any]:
+        skip = {f"R{i}" for i in latent["missing"]}
+        return {"level": latent["level"], "tree": latent["tree"],
+                "values": {k: v for k, v in latent["values"].items() if k not in skip}}
+
+    def complete_many(self, known: Dict[str, Any], hints: Sequence[Hint]) -> Latent:
+        absent = [i for i in sorted(_leaves(known["tree"])) if f"R{i}" not in known["values"]]
+        if sorted(h.slot for h in hints) != sorted(f"R{i}" for i in absent):
+            raise ValueError("the hints are not the absent resistors")
+        values = dict(known["values"])
+        for h in hints:
+            value = Fraction(h.value)
+            if value.denominator != 1 or value <= 0:
+                raise ValueError(f"resistance {h.value!r} is not a positive integer")
+            values[h.slot] = int(value)
+        return {"level": known["level"], "tree": known["tree"], "values": values,
+                "missing": absent}
+
+    def witness_given(self, latent: Latent, given: Optional[Hint]) -> Optional[Latent]:
+        free = [i for i in latent["missing"] if given is None or f"R{i}" != given.slot]
+        key = f"R{free[0]}"
+        v = latent["values"][key]
+        other = v + 1 if v < _max_value(latent["level"]) else v - 1
+        return {**latent, "values": {**latent["values"], key: other}}
+
+
+FAMILY_K2 = CircuitTwoFacts()

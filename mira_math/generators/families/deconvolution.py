@@ -132,3 +132,66 @@ class Deconvolution(Family):
 
 
 FAMILY = Deconvolution()
+
+
+class DeconvolutionTwoFacts(Deconvolution):
+    """Two outputs withheld (which two varies): ``missing`` is the pair in order. With one of
+    them given, the signal still moves along x + t·e, h*e zero except at the other one."""
+
+    k = 2
+
+    def generate(self, rng: random.Random, level: int) -> Latent:
+        n, b = _length(level), _bound(level)
+        latent = {"level": level, "h": [rng.randint(-b, b) for _ in range(_taps(level))],
+                  "x": [rng.randint(-b, b) for _ in range(n)],
+                  "missing": sorted(rng.sample(range(n), 2))}
+        problem = self.check(latent)
+        if problem:
+            raise Reject(problem)
+        return latent
+
+    def check(self, latent: Latent) -> Optional[str]:
+        pair, n = latent["missing"], len(latent["x"])
+        if not (isinstance(pair, list) and len(pair) == 2 and pair == sorted(set(pair))
+                and all(type(i) is int and 0 <= i < n for i in pair)):
+            return "the withheld outputs are not two distinct indices in order"
+        return super().check({**latent, "missing": pair[0]})
+
+    def render(self, latent: Latent) -> Rendered:
+        one = super().render({**latent, "missing": latent["missing"][0]})
+        y, pair = _outputs(latent["h"], latent["x"]), latent["missing"]
+        lines = [f"y{k} = {frac(y[k])}" for k in pair]
+        return Rendered(
+            context=one.context,
+            facts=[f"h{j} = {frac(v)}" for j, v in enumerate(latent["h"])]
+                  + [f"y{i} = {frac(v)}" for i, v in enumerate(y) if i not in pair],
+            question=one.question, domain=one.domain, responder=lines,
+            hints=[Hint(f"y{k}", line, frac(y[k])) for k, line in zip(pair, lines)],
+            hint_groups=[[f"y{k}"] for k in pair], components=one.components,
+        )
+
+    def known(self, latent: Latent) -> Dict[str, Any]:
+        y, pair = _outputs(latent["h"], latent["x"]), latent["missing"]
+        return {"level": latent["level"], "h": list(latent["h"]), "n": len(latent["x"]),
+                "missing": list(pair), "y": [v for i, v in enumerate(y) if i not in pair]}
+
+    def complete_many(self, known: Dict[str, Any], hints: Sequence[Hint]) -> Latent:
+        pair = known["missing"]
+        if sorted(h.slot for h in hints) != sorted(f"y{k}" for k in pair):
+            raise ValueError(f"the hints are not the withheld outputs {pair}")
+        rest = iter(known["y"])
+        y = [int(self.given_value(hints, f"y{i}") or 0) if i in pair else next(rest)
+             for i in range(known["n"])]
+        x = _deconvolve(known["h"], y)
+        if any(v.denominator != 1 for v in x):
+            raise ValueError("the completed signal is not an integer vector")
+        return {"level": known["level"], "h": list(known["h"]), "x": [int(v) for v in x],
+                "missing": list(pair)}
+
+    def witness_given(self, latent: Latent, given: Optional[Hint]) -> Optional[Latent]:
+        free = [k for k in latent["missing"] if given is None or f"y{k}" != given.slot][0]
+        alt = Deconvolution.witness(self, {**latent, "missing": free})
+        return None if alt is None else {**alt, "missing": latent["missing"]}
+
+
+FAMILY_K2 = DeconvolutionTwoFacts()

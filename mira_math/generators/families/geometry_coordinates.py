@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 import re
 from math import gcd, isqrt
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
@@ -185,3 +185,94 @@ class GeometryCoordinates(Family):
 
 
 FAMILY = GeometryCoordinates()
+
+
+def _q_box(level: int) -> int:
+    """The stated box of Q in the two-fact variant: P's box widened by the longest offset leg
+    (24), so every generated Q lies in it."""
+    return _box(level) + 24
+
+
+def _distances_from(p: Sequence[int], box: int) -> Set[int]:
+    """The positive integer distances from ``p`` to the lattice points with |x|, |y| <= box."""
+    out: Set[int] = set()
+    for x in range(-box, box + 1):
+        for y in range(-box, box + 1):
+            d = _exact_distance(list(p), [x, y])
+            if d:
+                out.add(d)
+    return out
+
+
+def _point_value(q: Sequence[int]) -> str:
+    return f"({q[0]}, {q[1]})"
+
+
+class GeometryTwoFacts(GeometryCoordinates):
+    """Two facts withheld: line 2 and the point Q; the solver has line 1. The stated domain
+    bounds P and Q to lattice boxes, so every answer set is finite and enumerated: with Q, the
+    distances from Q to line 1's lattice points (at least two by construction); with line 2,
+    the distances from P to the lattice points of Q's box; with neither, their union."""
+
+    k = 2
+
+    def check(self, latent: Latent) -> Optional[str]:
+        problem = super().check(latent)
+        if problem:
+            return problem
+        if max(abs(latent["Q"][0]), abs(latent["Q"][1])) > _q_box(latent["level"]):
+            return f"Q is outside the box |x|, |y| <= {_q_box(latent['level'])}"
+        return None
+
+    def render(self, latent: Latent) -> Rendered:
+        level, q = latent["level"], latent["Q"]
+        q_line, line2 = f"Q = {_point_value(q)}", _equation(latent["line2"])
+        return Rendered(
+            context="In the (x, y)-plane, line 1 and line 2 are two non-parallel lines, each "
+                    "written as a·x + b·y = c with integer coefficients; P is their point of "
+                    "intersection and Q is a point.",
+            facts=[f"line 1: {_equation(latent['line1'])}"],
+            question="What is the distance |PQ|? It is an integer.",
+            domain=f"P = (x, y) has integer coordinates with |x| ≤ {_box(level)} and "
+                   f"|y| ≤ {_box(level)}; line 2 has integer coefficients a, b with "
+                   f"|a|, |b| ≤ {_coef_bound(level)}; Q has integer coordinates with |x| ≤ "
+                   f"{_q_box(level)} and |y| ≤ {_q_box(level)}; |PQ| is a positive integer.",
+            responder=[f"line 2: {line2}", q_line],
+            hints=[Hint("line 2", f"line 2: {line2}", line2), Hint("Q", q_line, _point_value(q))],
+            hint_groups=[["line 2"], ["Q"]],
+        )
+
+    def known(self, latent: Latent) -> Dict[str, Any]:
+        return {"level": latent["level"], "line1": latent["line1"]}
+
+    @staticmethod
+    def _q(hint: Hint) -> List[int]:
+        found = re.fullmatch(r"\((-?\d+), (-?\d+)\)", hint.value)
+        if hint.slot != "Q" or not found:
+            raise ValueError(f"cannot read the point {hint.value!r}")
+        return [int(found.group(1)), int(found.group(2))]
+
+    def complete_many(self, known: Dict[str, Any], hints: Sequence[Hint]) -> Latent:
+        line2 = next((h for h in hints if h.slot == "line 2"), None)
+        point = next((h for h in hints if h.slot == "Q"), None)
+        if line2 is None or point is None or len(hints) != 2:
+            raise ValueError("needs line 2 and Q")
+        return GeometryCoordinates.complete(self, {**known, "Q": self._q(point)}, line2)
+
+    def candidates_given(self, known: Dict[str, Any], given: Sequence[Hint]) -> Optional[Set[int]]:
+        level = known["level"]
+        for hint in given:
+            if hint.slot == "Q":
+                return GeometryCoordinates.candidates(self, {**known, "Q": self._q(hint)})
+            p = GeometryCoordinates.complete(self, {**known, "Q": [0, 0]}, hint)["P"]
+            return _distances_from(p, _q_box(level))
+        out: Set[int] = set()
+        for p in _lattice_points(known["line1"], _box(level)):
+            out |= _distances_from(p, _q_box(level))
+        return out
+
+    def candidates(self, known: Dict[str, Any]) -> Optional[Set[int]]:
+        return self.candidates_given(known, [])
+
+
+FAMILY_K2 = GeometryTwoFacts()

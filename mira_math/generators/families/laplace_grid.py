@@ -211,3 +211,72 @@ class LaplaceGrid(Family):
 
 
 FAMILY = LaplaceGrid()
+
+
+class LaplaceTwoFacts(LaplaceGrid):
+    """Two boundary values withheld (which two varies): ``missing`` is the pair of cells in
+    reading order. Every boundary cell moves every interior cell (positive weights), so with
+    either value given the other still moves the target (the one-fact witness, per cell)."""
+
+    k = 2
+
+    def generate(self, rng: random.Random, level: int) -> Latent:
+        latent = super().generate(rng, level)
+        g = _GRIDS[latent["n"]]
+        pair = sorted(rng.sample(range(len(g.boundary)), 2))
+        return {**latent, "missing": [list(g.boundary[i]) for i in pair]}
+
+    def check(self, latent: Latent) -> Optional[str]:
+        pair = latent["missing"]
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(c, list) for c in pair)
+                and pair[0] < pair[1]):
+            return "the withheld cells are not two cells in reading order"
+        for cell in pair:
+            problem = super().check({**latent, "missing": cell})
+            if problem:
+                return problem
+        return None
+
+    def render(self, latent: Latent) -> Rendered:
+        one = super().render({**latent, "missing": latent["missing"][0]})
+        g, boundary, pair = _GRIDS[latent["n"]], latent["boundary"], latent["missing"]
+        lines = [f"{_u(c)} = {boundary[_key(c)]}" for c in pair]
+        stencils = [f"4{_u(c)} = " + " + ".join(_u(nb) for nb in g.neighbours[c])
+                    for c in g.interior]
+        given = [f"{_u(c)} = {boundary[_key(c)]}" for c in g.boundary if list(c) not in pair]
+        return Rendered(
+            context=one.context, facts=stencils + given, question=one.question, domain=one.domain,
+            responder=lines,
+            hints=[Hint(_u(c), line, str(boundary[_key(c)])) for c, line in zip(pair, lines)],
+            hint_groups=[[_u(c)] for c in pair],
+        )
+
+    def known(self, latent: Latent) -> Dict[str, Any]:
+        hidden = {_key(c) for c in latent["missing"]}
+        return {"level": latent["level"], "n": latent["n"],
+                "boundary": {k: v for k, v in sorted(latent["boundary"].items()) if k not in hidden},
+                "missing": [list(c) for c in latent["missing"]], "target": list(latent["target"])}
+
+    def complete_many(self, known: Dict[str, Any], hints: Sequence[Hint]) -> Latent:
+        boundary = dict(known["boundary"])
+        cells = []
+        for h in hints:
+            found = _SLOT_RE.match(h.slot)
+            cell = [int(found.group(1)), int(found.group(2))] if found else None
+            if cell is None or cell not in known["missing"]:
+                raise ValueError(f"{h.slot} is not a boundary value missing from the view")
+            boundary[_key(cell)] = int(h.value)
+            cells.append(cell)
+        if sorted(cells) != sorted(known["missing"]):
+            raise ValueError("the hints are not the missing boundary values")
+        return {"level": known["level"], "n": known["n"],
+                "boundary": {k: boundary[k] for k in sorted(boundary)},
+                "missing": [list(c) for c in known["missing"]], "target": list(known["target"])}
+
+    def witness_given(self, latent: Latent, given: Optional[Hint]) -> Optional[Latent]:
+        free = [c for c in latent["missing"] if given is None or _u(c) != given.slot][0]
+        alt = LaplaceGrid.witness(self, {**latent, "missing": free})
+        return None if alt is None else {**alt, "missing": latent["missing"]}
+
+
+FAMILY_K2 = LaplaceTwoFacts()

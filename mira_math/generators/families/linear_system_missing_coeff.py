@@ -203,3 +203,103 @@ class LinearSystemMissingCoeff(Family):
 
 
 FAMILY = LinearSystemMissingCoeff()
+
+
+class MissingCoeffTwoFacts(LinearSystemMissingCoeff):
+    """Two coefficients withheld (which two varies): ``missing`` is the pair of entries in
+    reading order. The stated domain bounds them, so the answers the view leaves (and the view
+    plus either coefficient) form a finite set, enumerated exactly; x[k*] depends on each entry
+    with the other at its value (checked), so each set has at least two answers."""
+
+    k = 2
+
+    def generate(self, rng: random.Random, level: int) -> Latent:
+        latent = super().generate(rng, level)
+        n = _size(level)
+        first = latent["missing"]
+        others = [[r, c] for r in range(n) for c in range(n) if [r, c] != first]
+        pair = sorted([first, rng.choice(others)])
+        latent = {**latent, "missing": pair}
+        problem = self.check(latent)
+        if problem:
+            raise Reject(problem)
+        return latent
+
+    def check(self, latent: Latent) -> Optional[str]:
+        pair = latent["missing"]
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(p, list) for p in pair)
+                and pair[0] < pair[1]):
+            return "the withheld coefficients are not two entries in reading order"
+        for entry in pair:
+            problem = super().check({**latent, "missing": entry})
+            if problem:
+                return f"{_slot(*entry)}: {problem}"
+        return None
+
+    def render(self, latent: Latent) -> Rendered:
+        one = super().render({**latent, "missing": latent["missing"][0]})
+        a, b, pair = latent["A"], latent["b"], latent["missing"]
+        n = len(a)
+        lines = [f"{_slot(i, j)} = {a[i][j]}" for i, j in pair]
+        return Rendered(
+            context=one.context,
+            facts=[f"{_slot(r, c)} = {a[r][c]}" for r in range(n) for c in range(n)
+                   if [r, c] not in pair] + [f"b[{r}] = {b[r]}" for r in range(n)],
+            question=one.question, domain=one.domain, responder=lines,
+            hints=[Hint(_slot(i, j), line, frac(a[i][j])) for (i, j), line in zip(pair, lines)],
+            hint_groups=[[_slot(i, j)] for i, j in pair],
+        )
+
+    def known(self, latent: Latent) -> Dict[str, Any]:
+        shown = [list(r) for r in latent["A"]]
+        for i, j in latent["missing"]:
+            shown[i][j] = None
+        return {"level": latent["level"], "A": shown, "b": list(latent["b"]),
+                "missing": [list(p) for p in latent["missing"]], "target": latent["target"]}
+
+    def _fill(self, known: Dict[str, Any], hints: Sequence[Hint]) -> List[List[Any]]:
+        a = [list(r) for r in known["A"]]
+        for h in hints:
+            found = _SLOT_RE.match(h.slot)
+            entry = [int(found.group(1)), int(found.group(2))] if found else None
+            if entry is None or entry not in known["missing"]:
+                raise ValueError(f"{h.slot} is not a coefficient missing from the view")
+            a[entry[0]][entry[1]] = int(h.value)
+        return a
+
+    def complete_many(self, known: Dict[str, Any], hints: Sequence[Hint]) -> Latent:
+        a = self._fill(known, hints)
+        if any(x is None for r in a for x in r):
+            raise ValueError("the hints are not both missing coefficients")
+        return {"level": known["level"], "A": a, "b": list(known["b"]),
+                "missing": [list(p) for p in known["missing"]], "target": known["target"]}
+
+    def candidates_given(self, known: Dict[str, Any], given: Sequence[Hint]) -> Optional[Set[Fraction]]:
+        """x[k*] for every admissible value of each coefficient not given (an integer in the
+        stated bound, A invertible)."""
+        a = self._fill(known, given)
+        free = [(i, j) for i, j in known["missing"] if a[i][j] is None]
+        bound, k, b = _bound(known["level"]), known["target"], known["b"]
+        out: Set[Fraction] = set()
+        values = range(-bound, bound + 1)
+        for choice in _grid(values, len(free)):
+            m = [list(r) for r in a]
+            for (i, j), y in zip(free, choice):
+                m[i][j] = y
+            d = _det(m)
+            if d:
+                out.add(Fraction(_det(_replaced(m, k, b)), d))
+        return out
+
+    def candidates(self, known: Dict[str, Any]) -> Optional[Set[Fraction]]:
+        return self.candidates_given(known, [])
+
+
+def _grid(values: Sequence[int], dims: int) -> List[Tuple[int, ...]]:
+    out: List[Tuple[int, ...]] = [()]
+    for _ in range(dims):
+        out = [t + (v,) for t in out for v in values]
+    return out
+
+
+FAMILY_K2 = MissingCoeffTwoFacts()

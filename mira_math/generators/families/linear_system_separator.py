@@ -7,9 +7,10 @@ is the block's determinant (nonzero): the witness is one step t = 1 along it.
 
 from __future__ import annotations
 
+import json
 import random
 from math import gcd
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
@@ -110,3 +111,58 @@ class LinearSystemSeparator(Family):
 
 
 FAMILY = LinearSystemSeparator()
+
+
+class SeparatorTwoFacts(LinearSystemSeparator):
+    """Two facts withheld: equation 2 and the value of c; the solver has equation 1. With c
+    alone, equation 1 leaves the integer line (a, b) + t·(r12, -r11)/g; with equation 2 alone,
+    the one-fact kernel line; both together fix (a, b, c). An equation hint's value is its
+    coefficients and right-hand side as JSON text ``[ka, kb, kc, rhs]``."""
+
+    k = 2
+
+    def render(self, latent: Latent) -> Rendered:
+        rows, rhs, x = latent["rows"], latent["rhs"], latent["x"]
+        eq = [f"equation {i + 1}: {linear(r, _NAMES)} = {v}" for i, (r, v) in enumerate(zip(rows, rhs))]
+        c_line = f"c = {x[2]}"
+        return Rendered(
+            context="The unknowns a, b and c satisfy two linear equations with integer "
+                    "coefficients, equation 1 and equation 2; c is the separator variable: once "
+                    "c is known, the two equations determine a and b.",
+            facts=[eq[0]],
+            question="What is (a, b, c)?",
+            domain="a, b and c are integers.",
+            responder=[eq[1], c_line],
+            hints=[Hint("equation 2", eq[1], json.dumps(rows[1] + [rhs[1]], separators=(",", ":"))),
+                   Hint("c", c_line, str(x[2]))],
+            hint_groups=[["equation 2"], ["c"]],
+            components=list(_NAMES),
+        )
+
+    def known(self, latent: Latent) -> Dict[str, Any]:
+        return {"level": latent["level"], "row": latent["rows"][0], "rhs": latent["rhs"][0]}
+
+    def complete_many(self, known: Dict[str, Any], hints: Sequence[Hint]) -> Latent:
+        eq2, c = self.given_value(hints, "equation 2"), self.given_value(hints, "c")
+        if eq2 is None or c is None or len(hints) != 2:
+            raise ValueError("needs exactly equation 2 and c")
+        second = json.loads(eq2)
+        if not (isinstance(second, list) and len(second) == 4 and all(type(v) is int for v in second)):
+            raise ValueError("equation 2 is not four integers")
+        return LinearSystemSeparator.complete(
+            self, {"level": known["level"], "rows": [known["row"], second[:3]],
+                   "rhs": [known["rhs"], second[3]]}, Hint("c", "", c))
+
+    def witness_given(self, latent: Latent, given: Optional[Hint]) -> Optional[Latent]:
+        if given is not None and given.slot == "equation 2":
+            return LinearSystemSeparator.witness(self, latent)
+        # c held: move (a, b) along equation 1's integer direction; equation 2's right-hand
+        # side follows (it is hidden), its coefficients stay.
+        r = latent["rows"][0]
+        g = gcd(r[0], r[1])
+        step = [r[1] // g, -r[0] // g, 0]
+        x = [v + d for v, d in zip(latent["x"], step)]
+        return {**latent, "x": x, "rhs": [_dot(row, x) for row in latent["rows"]]}
+
+
+FAMILY_K2 = SeparatorTwoFacts()

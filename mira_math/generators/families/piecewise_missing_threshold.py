@@ -9,7 +9,7 @@ so both branch values are possible: the chance level is 2.
 from __future__ import annotations
 
 import random
-from typing import Any, Dict, List, Optional, Set
+from typing import Any, Dict, List, Optional, Sequence, Set
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
@@ -114,3 +114,67 @@ class PiecewiseMissingThreshold(Family):
 
 
 FAMILY = PiecewiseMissingThreshold()
+
+
+def _values_given_t(known: Dict[str, Any], t: int) -> Set[int]:
+    """f at every admissible query point (an integer in the stated range) for threshold t."""
+    m, c, r = known["m"], known["c"], _range(known["level"])
+    return {_value(m[0], c[0], x) if x < t else _value(m[1], c[1], x) for x in range(-r, r + 1)}
+
+
+class PiecewiseTwoFacts(PiecewiseMissingThreshold):
+    """Two facts withheld: the threshold t and the query point; the solver has the two branches
+    and is asked for f at the query point. Both are integers in the stated range, so every
+    answer set is finite and enumerated: the query alone leaves the two branch values, t alone
+    the values at every query point (at least two, checked)."""
+
+    k = 2
+
+    def check(self, latent: Latent) -> Optional[str]:
+        problem = super().check(latent)
+        if problem:
+            return problem
+        if len(_values_given_t(latent, latent["t"])) < 2:
+            return "t alone fixes f at every query point"
+        return None
+
+    def render(self, latent: Latent) -> Rendered:
+        m, c, x, t = latent["m"], latent["c"], latent["x"], latent["t"]
+        r = _range(latent["level"])
+        query, threshold = _query_line(x), _threshold_line(t)
+        return Rendered(
+            context="f is a piecewise linear function with an integer threshold t: one formula "
+                    "applies for x < t, the other for x ≥ t. f is to be evaluated at an integer "
+                    "query point.",
+            facts=[f"f(x) = {_branch(m[0], c[0])} for x < t",
+                   f"f(x) = {_branch(m[1], c[1])} for x ≥ t"],
+            question="What is f at the query point?",
+            domain=f"t and the query point are integers between {frac(-r)} and {frac(r)} inclusive.",
+            responder=[query, threshold],
+            hints=[Hint("query point", query, frac(x)), Hint("t", threshold, frac(t))],
+            hint_groups=[["query point"], ["t"]],
+        )
+
+    def known(self, latent: Latent) -> Dict[str, Any]:
+        return {"level": latent["level"], "m": list(latent["m"]), "c": list(latent["c"])}
+
+    def complete_many(self, known: Dict[str, Any], hints: Sequence[Hint]) -> Latent:
+        x, t = self.given_value(hints, "query point"), self.given_value(hints, "t")
+        if x is None or t is None or len(hints) != 2:
+            raise ValueError("needs exactly the query point and t")
+        return {**known, "x": int(x), "t": int(t)}
+
+    def candidates_given(self, known: Dict[str, Any], given: Sequence[Hint]) -> Optional[Set[int]]:
+        r = _range(known["level"])
+        x, t = self.given_value(given, "query point"), self.given_value(given, "t")
+        if t is not None:
+            return _values_given_t(known, int(t))
+        if x is not None:
+            return PiecewiseMissingThreshold.candidates(self, {**known, "x": int(x)})
+        return set().union(*(_values_given_t(known, tt) for tt in range(-r, r + 1)))
+
+    def candidates(self, known: Dict[str, Any]) -> Optional[Set[int]]:
+        return self.candidates_given(known, [])
+
+
+FAMILY_K2 = PiecewiseTwoFacts()

@@ -152,3 +152,79 @@ class PolyInterpolation(Family):
 
 
 FAMILY = PolyInterpolation()
+
+
+class PolyTwoFacts(PolyInterpolation):
+    """Two of the δ+1 points held back (``missing`` is the pair of node indices). Through the
+    δ-1 shown points and one held point the degree-δ polynomials still form the line
+    p + c·∏(x - x_i) over those δ nodes, nonzero at the query: one point leaves p(query) open."""
+
+    k = 2
+
+    def generate(self, rng: random.Random, level: int) -> Latent:
+        deg, cb = _degree(level), _coef_bound(level)
+        xs = rng.sample(range(_NODE_LO, _NODE_HI + 1), deg + 2)
+        latent = {"level": level, "coeffs": [rng.randint(-cb, cb) for _ in range(deg + 1)],
+                  "nodes": sorted(xs[:-1]), "query": xs[-1],
+                  "missing": sorted(rng.sample(range(deg + 1), 2))}
+        problem = self.check(latent)
+        if problem:
+            raise Reject(problem)
+        return latent
+
+    def check(self, latent: Latent) -> Optional[str]:
+        pair, deg = latent["missing"], _degree(latent["level"])
+        if not (isinstance(pair, list) and len(pair) == 2 and pair == sorted(set(pair))
+                and all(type(i) is int and 0 <= i <= deg for i in pair)):
+            return "the held-back node indices are not two distinct indices in order"
+        return super().check({**latent, "missing": pair[0]})
+
+    def render(self, latent: Latent) -> Rendered:
+        deg, coeffs, nodes = _degree(latent["level"]), latent["coeffs"], latent["nodes"]
+        held = [nodes[i] for i in latent["missing"]]
+        lines = [_point(x, _value(coeffs, x)) for x in held]
+        return Rendered(
+            context=f"p is a polynomial of degree {deg} with integer coefficients; p(x) denotes "
+                    f"its value at x. Its values were recorded at {deg + 1} distinct integer "
+                    "nodes.",
+            facts=[f"The recorded nodes are x = {', '.join(str(x) for x in nodes)}."]
+                  + [_point(x, _value(coeffs, x)) for x in nodes if x not in held],
+            question=f"What is p({latent['query']})? Give it as an integer.",
+            domain=f"p is a polynomial of degree exactly {deg} with integer coefficients.",
+            responder=lines,
+            hints=[Hint(f"p({x})", line, frac(_value(coeffs, x))) for x, line in zip(held, lines)],
+            hint_groups=[[f"p({x})"] for x in held],
+        )
+
+    def known(self, latent: Latent) -> Dict[str, Any]:
+        coeffs, nodes = latent["coeffs"], latent["nodes"]
+        held = [nodes[i] for i in latent["missing"]]
+        return {"level": latent["level"], "nodes": list(nodes), "query": latent["query"],
+                "points": [[x, _value(coeffs, x)] for x in nodes if x not in held]}
+
+    def complete_many(self, known: Dict[str, Any], hints: Sequence[Hint]) -> Latent:
+        nodes, shown = known["nodes"], {x for x, _ in known["points"]}
+        points = [list(p) for p in known["points"]]
+        for h in hints:
+            m = _SLOT_RE.match(h.slot)
+            if not m or int(m.group(1)) not in nodes or int(m.group(1)) in shown:
+                raise ValueError(f"{h.slot} is not a held-back node")
+            points.append([int(m.group(1)), int(h.value)])
+        if sorted(x for x, _ in points) != list(nodes):
+            raise ValueError("the hints are not the held-back nodes")
+        coeffs = _interpolate(sorted(points))
+        if any(c.denominator != 1 for c in coeffs):
+            raise ValueError("the interpolant does not have integer coefficients")
+        held = sorted(nodes.index(x) for x in nodes if x not in shown)
+        return {"level": known["level"], "coeffs": [int(c) for c in coeffs], "nodes": list(nodes),
+                "query": known["query"], "missing": held}
+
+    def witness_given(self, latent: Latent, given: Optional[Hint]) -> Optional[Latent]:
+        nodes = latent["nodes"]
+        free = [nodes[i] for i in latent["missing"] if given is None or f"p({nodes[i]})" != given.slot]
+        bump = _vanishing([x for x in nodes if x != free[0]])
+        c = -1 if latent["coeffs"][-1] == -1 else 1
+        return {**latent, "coeffs": [a + c * b for a, b in zip(latent["coeffs"], bump)]}
+
+
+FAMILY_K2 = PolyTwoFacts()

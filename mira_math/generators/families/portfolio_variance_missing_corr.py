@@ -15,7 +15,7 @@ import re
 from fractions import Fraction
 from itertools import chain
 from math import gcd
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
@@ -245,3 +245,76 @@ class PortfolioVarianceMissingCorr(Family):
 
 
 FAMILY = PortfolioVarianceMissingCorr()
+
+
+class PortfolioTwoFacts(PortfolioVarianceMissingCorr):
+    """Two facts withheld: the correlation rho(a,b) and the deviation sigma(c) of one of its two
+    assets (which pair and which asset vary). The variance is linear in rho(a,b) with nonzero
+    slope (the one-fact witness keeps the matrix positive definite) and a nonconstant quadratic
+    in sigma(c), which takes each value at most twice: among the other integers of sigma's
+    stated range (at least three) one gives another variance."""
+
+    k = 2
+    slot_fields = ("missing", "missing_sigma")  # type: ignore[assignment]  # both choose the slots
+
+    def generate(self, rng: random.Random, level: int) -> Latent:
+        latent = super().generate(rng, level)
+        a, b = (int(t) for t in latent["missing"].split(","))
+        return {**latent, "missing_sigma": rng.choice((a, b))}
+
+    def check(self, latent: Latent) -> Optional[str]:
+        problem = super().check(latent)
+        if problem:
+            return problem
+        c = latent["missing_sigma"]
+        if not (type(c) is int and str(c) in latent["missing"].split(",")):
+            return f"sigma({c}) is not the deviation of an asset of the withheld pair"
+        return None
+
+    def render(self, latent: Latent) -> Rendered:
+        one = super().render(latent)
+        c, sigma = latent["missing_sigma"], latent["sigma"]
+        sigma_line = f"sigma({c}) = {frac(sigma[c - 1])}"
+        top = _max_sigma(latent["level"])
+        return Rendered(
+            context=one.context,
+            facts=[f for f in one.facts if not f.startswith(f"sigma({c}) = ")],
+            question=one.question,
+            domain=one.domain[:-1] + f"; sigma({c}) is an integer between 1 and {top}.",
+            responder=one.responder + [sigma_line],
+            hints=one.hints + [Hint(f"sigma({c})", sigma_line, frac(sigma[c - 1]))],
+            hint_groups=[[one.hints[0].slot], [f"sigma({c})"]],
+        )
+
+    def known(self, latent: Latent) -> Dict[str, Any]:
+        out = super().known(latent)
+        c = latent["missing_sigma"]
+        out["sigma"] = [None if i == c - 1 else s for i, s in enumerate(latent["sigma"])]
+        return {**out, "missing_sigma": c}
+
+    def complete_many(self, known: Dict[str, Any], hints: Sequence[Hint]) -> Latent:
+        c = known["missing_sigma"]
+        rho_hint = next((h for h in hints if _SLOT_RE.match(h.slot)), None)
+        sigma = self.given_value(hints, f"sigma({c})")
+        if rho_hint is None or sigma is None or len(hints) != 2:
+            raise ValueError(f"needs the withheld correlation and sigma({c})")
+        value = Fraction(sigma)
+        if value.denominator != 1 or value < 1:
+            raise ValueError(f"sigma({c}) = {sigma} is not a positive integer")
+        filled = [int(value) if s is None else s for s in known["sigma"]]
+        full = PortfolioVarianceMissingCorr.complete(self, {**known, "sigma": filled}, rho_hint)
+        return {**full, "missing_sigma": c}
+
+    def witness_given(self, latent: Latent, given: Optional[Hint]) -> Optional[Latent]:
+        if given is not None and given.slot.startswith("sigma("):
+            return PortfolioVarianceMissingCorr.witness(self, latent)
+        c, sigma = latent["missing_sigma"], latent["sigma"]
+        answer = self.solve(latent)
+        for s in sorted(range(1, _max_sigma(latent["level"]) + 1), key=lambda s: (abs(s - sigma[c - 1]), s)):
+            alt = {**latent, "sigma": [s if i == c - 1 else x for i, x in enumerate(sigma)]}
+            if s != sigma[c - 1] and self.solve(alt) != answer:
+                return alt
+        return None
+
+
+FAMILY_K2 = PortfolioTwoFacts()

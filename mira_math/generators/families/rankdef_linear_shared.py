@@ -165,3 +165,64 @@ class RankdefLinearShared(Family):
 
 
 FAMILY = RankdefLinearShared()
+
+
+class RankdefTwoFacts(RankdefLinearShared):
+    """Two facts withheld: eq2, and one of eq3 or eq4 (either is enough: a group of two
+    alternatives); the solver has eq1. eq1 with any one held equation leaves the integer line
+    s + t·(eq1 × eq_k) (no two of the four rows are proportional, checked); eq1, eq2 and
+    either of eq3, eq4 are of full rank (the one-fact check)."""
+
+    k = 2
+
+    def check(self, latent: Latent) -> Optional[str]:
+        problem = super().check(latent)
+        if problem:
+            return problem
+        for key in _HELD:
+            if _proportional(latent["eq1"], latent["held"][key]):
+                return f"eq1 and {key} are proportional"
+        return None
+
+    def render(self, latent: Latent) -> Rendered:
+        sol, held = latent["solution"], latent["held"]
+        # a completion from eq2 and one held equation lacks the other: render what there is
+        rows = {"eq2": latent["eq2"], **{key: held[key] for key in _HELD if key in held}}
+        lines = {key: f"{key}: {_equation(row, sol)}" for key, row in rows.items()}
+        return Rendered(
+            context="The unknown integers x, y, z satisfy a system of four linear equations, "
+                    "named eq1, eq2, eq3 and eq4; the system has exactly one solution. You are "
+                    "given eq1.",
+            facts=[f"eq1: {_equation(latent['eq1'], sol)}"],
+            question="What is (x, y, z)? Give the three integers in that order.",
+            domain="x, y and z are integers.",
+            responder=[lines[key] for key in lines],
+            hints=[Hint(key, lines[key], _equation(rows[key], sol)) for key in lines],
+            hint_groups=[["eq2"], [key for key in _HELD if key in held]],
+            components=list(_VARS),
+        )
+
+    def known(self, latent: Latent) -> Dict[str, Any]:
+        return {"level": latent["level"],
+                "eq1": list(latent["eq1"]) + [_rhs(latent["eq1"], latent["solution"])]}
+
+    def complete_many(self, known: Dict[str, Any], hints: Sequence[Hint]) -> Latent:
+        """The solution from eq1, eq2 and the held equation given; the other held equation is
+        an independent fact that stays out (as for one fact)."""
+        slots = sorted(h.slot for h in hints)
+        if len(slots) != 2 or slots[0] != "eq2" or slots[1] not in _HELD:
+            raise ValueError("needs eq2 and one of eq3, eq4")
+        eq2 = _parse_equation(self.given_value(hints, "eq2") or "")
+        extra = next(h for h in hints if h.slot in _HELD)
+        full = RankdefLinearShared.complete(self, {"level": known["level"], "eq1": known["eq1"],
+                                                   "eq2": eq2}, extra)
+        return full
+
+    def witness_given(self, latent: Latent, given: Optional[Hint]) -> Optional[Latent]:
+        other = latent["eq2"] if given is None or given.slot == "eq2" else latent["held"][given.slot]
+        d = _cross(latent["eq1"], other)
+        g = gcd(gcd(d[0], d[1]), d[2])
+        return {**latent, "solution": [s + c // g for s, c in zip(latent["solution"], d)]}
+
+
+FAMILY_K2 = RankdefTwoFacts()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
@@ -108,3 +108,58 @@ class RecurrenceMissingInit(Family):
 
 
 FAMILY = RecurrenceMissingInit()
+
+
+def _a0_coefficient(r1: int, r2: int, n: int) -> int:
+    """Coefficient of a(0) in a(n): the same recurrence from (1, 0)."""
+    return _terms(r1, r2, 1, 0, n)[n]
+
+
+class RecurrenceTwoFacts(RecurrenceMissingInit):
+    """Both initial values withheld: the solver has the rule and the target index. a(n*) =
+    A·a(0) + B·a(1) with A, B != 0 (checked), so either value alone leaves it open."""
+
+    k = 2
+
+    def check(self, latent: Latent) -> Optional[str]:
+        problem = super().check(latent)
+        if problem:
+            return problem
+        if _a0_coefficient(latent["r1"], latent["r2"], latent["n"]) == 0:
+            return f"a({latent['n']}) does not depend on a(0)"
+        return None
+
+    def render(self, latent: Latent) -> Rendered:
+        a0_line, a1_line = f"a(0) = {frac(latent['a0'])}", f"{_SLOT} = {frac(latent['a1'])}"
+        return Rendered(
+            context="The integer sequence a(0), a(1), a(2), ... satisfies a second-order linear "
+                    "recurrence a(n) = r1·a(n-1) + r2·a(n-2) for n ≥ 2, with constant integer "
+                    "coefficients r1 and r2; the sequence is fixed by the rule and its two initial "
+                    "values a(0) and a(1).",
+            facts=[_rule(latent["r1"], latent["r2"])],
+            question=f"What is a({latent['n']})? Give it as an integer.",
+            domain="The initial values a(0) and a(1) are integers, not both zero.",
+            responder=[a0_line, a1_line],
+            hints=[Hint("a(0)", a0_line, frac(latent["a0"])), Hint(_SLOT, a1_line, frac(latent["a1"]))],
+            hint_groups=[["a(0)"], [_SLOT]],
+        )
+
+    def known(self, latent: Latent) -> Dict[str, Any]:
+        return {k: latent[k] for k in ("level", "r1", "r2", "n")}
+
+    def complete_many(self, known: Dict[str, Any], hints: Sequence[Hint]) -> Latent:
+        a0, a1 = self.given_value(hints, "a(0)"), self.given_value(hints, _SLOT)
+        if a0 is None or a1 is None or len(hints) != 2:
+            raise ValueError("needs exactly a(0) and a(1)")
+        return {**known, "a0": int(a0), "a1": int(a1)}
+
+    def witness_given(self, latent: Latent, given: Optional[Hint]) -> Optional[Latent]:
+        key = "a0" if given is not None and given.slot == _SLOT else "a1"
+        for step in (1, -1, 2, -2):
+            alt = {**latent, key: latent[key] + step}
+            if self.check(alt) is None:
+                return alt
+        return None
+
+
+FAMILY_K2 = RecurrenceTwoFacts()

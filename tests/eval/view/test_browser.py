@@ -232,3 +232,35 @@ def test_ten_thousand_transcripts(browser, big_run, tmp_path):
     v.wait("[...document.querySelectorAll('.trow .c-id')].some(e => e.textContent.endsWith('~4'))")
     v.shot("ten_thousand.png")
     v.close()
+
+
+@pytest.fixture(scope="module")
+def k2_view(tmp_path_factory):
+    """Two runs over two-fact instances (issue 34): reference and first-fact."""
+    from mira_math.cli.main import main
+
+    root = tmp_path_factory.mktemp("k2")
+    runs = []
+    for solver in ("reference", "first-fact"):
+        assert main(["eval", "--config", "multi_hint_laplace_grid", "--solver", solver,
+                     "--out", str(root / solver), "--limit", "3"]) == 0
+        runs.append(root / solver)
+    build_view(runs, root / "view")
+    return root / "view"
+
+
+def test_the_facts_a_k2_episode_acquired_in_order(browser, k2_view):
+    v = Page(browser, k2_view, "#run=1&id=laplace_grid-k2-00000")      # first-fact
+    v.wait("document.querySelector('#detail .dhead .id')?.textContent === 'laplace_grid-k2-00000'")
+    text = v.page.locator("#detail").text_content()
+    assert "Facts needed: 2" in text and "acquired 1st, at request 1" in text and "not acquired" in text
+    assert "budget 6" in v.page.locator("#detail .dhead").first.inner_text()   # 3d per missing fact
+    assert "fact 1 of 2" in v.page.locator("#detail .turn.responder").first.inner_text()
+    v.shot("k2_first_fact.png")
+    v.close()
+    v = Page(browser, k2_view, "#run=0&id=laplace_grid-k2-00000")      # reference: both, in order
+    v.wait("document.querySelector('#detail .dhead .id')?.textContent === 'laplace_grid-k2-00000'")
+    text = v.page.locator("#detail").text_content()
+    assert "acquired 1st, at request 1" in text and "acquired 2nd, at request 2" in text
+    assert "not acquired" not in text
+    v.close()

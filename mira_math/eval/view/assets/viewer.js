@@ -51,7 +51,7 @@
   window.MIRA = {
     page: function (kind, n, items) {
       if (kind === "r") { fillChunk(n, items); items = true; }
-      else if (kind === "i") items.forEach(function (inst) { inst.budget = 3 * inst.difficulty; });
+      else if (kind === "i") items.forEach(function (inst) { inst.budget = 3 * inst.difficulty * (inst.hint_groups ? inst.hint_groups.length : 1); });
       pages[kind][n] = items;
       (waiting[kind][n] || []).forEach(function (f) { f(items); });
       delete waiting[kind][n];
@@ -79,6 +79,25 @@
     return [start, pos + content.length];
   }
   function canonicalLines(inst) { return (inst.hints || []).map(function (h) { return h.constraint; }); }
+  // k >= 2 missing facts (issue 34): the group of each canonical line, and the order in which
+  // the episode acquired the groups (a group is acquired by the first offer of any of its hints)
+  function groupOf(inst, line) {
+    var slot = null;
+    (inst.hints || []).forEach(function (h) { if (h.constraint === line) slot = h.slot; });
+    var found = -1;
+    (inst.hint_groups || []).forEach(function (g, i) { if (slot !== null && g.indexOf(slot) >= 0) found = i; });
+    return found;
+  }
+  function acquisitions(inst, t) {
+    var out = [], request = 0;
+    (t.turns || []).forEach(function (x) {
+      if (x.role !== "responder") return;
+      request++;
+      var g = x.decision === "offer" ? groupOf(inst, x.quoted_constraint) : -1;
+      if (g >= 0 && !out.some(function (a) { return a.group === g; })) out.push({group: g, request: request});
+    });
+    return out;
+  }
 
   // ---------------------------------------------------------------- table rows, by chunk
   function allocRows() {
@@ -298,7 +317,7 @@
         ["budget", t.budget], ["tokens (est.)", t.tokens_est]]));
     if (t.error) verdict.appendChild(el("pre", "text", "error in " + t.error.where + ": " + t.error.message));
     col.appendChild(verdict);
-    var solverN = 0, canon = canonicalLines(inst);
+    var solverN = 0, canon = canonicalLines(inst), seenGroups = {};
     (t.turns || []).forEach(function (turn) {
       var box = el("div", "turn " + turn.role), who = el("div", "who");
       if (turn.role === "solver") {
@@ -319,8 +338,12 @@
         }
       } else {
         var offer = turn.decision === "offer", canonical = offer && canon.indexOf(turn.quoted_constraint) >= 0;
+        var group = inst.hint_groups && canonical ? groupOf(inst, turn.quoted_constraint) : -1;
+        var fresh = group >= 0 && !seenGroups[group];
+        if (group >= 0) seenGroups[group] = true;
         add(who, el("b", null, "Responder"), el("span", "badge " + (offer ? "offer" : "decline"), turn.decision),
           offer ? el("span", "badge " + (canonical ? "offer" : "noncanon"), canonical ? "canonical" : "noncanonical") : null,
+          group >= 0 ? el("span", "badge flag", "fact " + (group + 1) + " of " + inst.hint_groups.length + (fresh ? "" : " (again)")) : null,
           turn.meta && turn.meta.rule ? el("span", null, "rule: " + turn.meta.rule) : null);
         box.appendChild(who);
         box.appendChild(kv([["request", turn.request], ["quoted line", turn.quoted_constraint], ["shown", turn.shown]]));
@@ -348,7 +371,20 @@
       lines.appendChild(li);
     });
     card.appendChild(lines);
-    card.appendChild(el("h3", null, "Hint specification (any one suffices)"));
+    if (inst.hint_groups) {
+      var got = acquisitions(inst, t);
+      card.appendChild(el("h3", null, "Facts needed: " + inst.hint_groups.length + " (a fact is acquired by any hint of its group)"));
+      var needed = el("ul", "lines");
+      inst.hint_groups.forEach(function (g, i) {
+        var when = null;
+        got.forEach(function (a, rank) { if (a.group === i) when = "acquired " + (["1st", "2nd", "3rd"][rank] || (rank + 1) + "th") + ", at request " + a.request; });
+        var li = el("li", when ? "used" : "", "fact " + (i + 1) + ": " + g.join(" or "));
+        li.appendChild(el("span", "badge flag", when || "not acquired"));
+        needed.appendChild(li);
+      });
+      card.appendChild(needed);
+    }
+    card.appendChild(el("h3", null, inst.hint_groups ? "Hint specification (one of each group is needed)" : "Hint specification (any one suffices)"));
     var hints = el("ul", "lines"); inst.hints.forEach(function (h) { hints.appendChild(el("li", null, h.slot + " — " + h.constraint + "  (value " + h.value + ")")); });
     card.appendChild(hints);
     add(card, el("h3", null, "Answer"), kv([["type", inst.answer.type], ["value", inst.answer.value],
