@@ -13,6 +13,7 @@ from mira_math.eval.backends.registry import BACKENDS, install_hint, kinds
 from mira_math.game.messages import RUN_SEED
 from mira_math.generators.layout import DEFAULT_RELEASE
 from mira_math.eval.redact import redact_argv, redact_text
+from mira_math.cli.scaleout import add_engine_options
 from mira_math.cli.data import did_you_mean, non_negative_int, positive_int, restore_release, unknown_families
 
 SCRIPTED_SOLVERS = ("reference", "noask", "sampler")
@@ -123,6 +124,10 @@ def make_responder(spec: str, solver=None, options=None):
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from mira_math.cli.scaleout import cmd_eval_units, wants_units
+
+    if wants_units(args):     # --engine ray / --workers N: work units, merged (cli/scaleout.py)
+        return cmd_eval_units(args)
     from mira_math.eval.backends.base import GenParams
     from mira_math.eval.runner import RunConfig, data_files, load_data, run
     from mira_math.eval.solvers import make_solver
@@ -133,7 +138,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
                "concurrency": args.concurrency, "timeout": args.timeout, "max_retries": args.max_retries,
                "max_tokens_param": args.api_max_tokens_param, "response_format": args.response_format,
                "sampling_params": False if args.no_sampling_params else None,
-               "max_reply_bytes": args.max_reply_bytes}
+               "max_reply_bytes": args.max_reply_bytes, "dp_ranks": args.dp_ranks,
+               "chat_template_kwargs": args.chat_template_kwargs}
     options = {k: v for k, v in options.items() if v is not None}
     unknown = unknown_families(args.families or [])
     if unknown:
@@ -417,6 +423,7 @@ def add_commands(sub) -> None:
     e.add_argument("--enforce-eager", action="store_true",
                    help="vLLM: run the model eagerly, no torch.compile (on CPU the compile takes "
                         "minutes at every engine start)")
+    add_engine_options(e)
     e.set_defaults(func=cmd_eval)
 
     sc = sub.add_parser("score", help="every metric of any set of runs (declared shards merged) into each "
