@@ -29,10 +29,12 @@ class ModelSolver:
         self.name, self.backend, self.params = spec, backend, params
 
     def generate(self, calls: Sequence[SolverCall]) -> List[Completion]:
-        return self.backend.complete([ChatRequest(c.conversation, c.seed) for c in calls], self.params)
+        return self.backend.complete([ChatRequest(c.conversation, c.seed, session=c.session) for c in calls],
+                                     self.params)
 
     async def agenerate(self, call: SolverCall) -> Completion:
-        return await self.backend.acomplete(ChatRequest(call.conversation, call.seed), self.params)  # type: ignore[attr-defined]
+        return await self.backend.acomplete(ChatRequest(call.conversation, call.seed, session=call.session),
+                                            self.params)  # type: ignore[attr-defined]
 
     @property
     def is_async(self) -> bool:
