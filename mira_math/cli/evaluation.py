@@ -181,8 +181,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"warning: --temperature and --max-tokens do not change the scripted solver "
               f"{redact_text(args.solver)!r}: this run is the same run (same run_hash) as one without them",
               file=sys.stderr)
+    building = args.solver
     try:
         solver = make_solver(args.solver, params, **options)
+        building = args.responder.partition(":")[2] or args.responder
         responder = make_responder(args.responder, solver, options)
     except ImportError as err:
         kind = args.solver.partition(":")[0]
@@ -191,6 +193,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
                                           else ""), file=sys.stderr)
         return 2
     except ValueError as err:
+        from mira_math.eval.backends.failures import classify
+
+        if classify(err):     # an engine's own ValueError (a bad repo id, a KV cache too small)
+            return engine_failure(building, err)
         problem = str(err)
         try:
             check_solver_spec(args.solver)   # a typo'd spec: say what was probably meant
@@ -198,6 +204,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             problem = str(clearer)
         print(f"mira-math eval: {problem}", file=sys.stderr)
         return 2
+    except Exception as err:  # the engine did not start (no GPU, gated model, OOM, bad path): one line
+        return engine_failure(building, err)
     config = RunConfig(
         solver=redact_text(args.solver), responder=redact_text(args.responder), regime=args.regime,
         condition=args.condition.replace("-", "_"), protocol=args.protocol,
@@ -235,6 +243,20 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if result.responder_errors and result.responder_errors == result.responder_turns:
         return 3   # every responder call failed: a run with errors
     return 0
+
+
+def engine_failure(spec: str, err: Exception) -> int:
+    """A backend that could not be built: one line naming the cause and a fix, exit 2, before
+    any run folder exists (eval/backends/failures.py)."""
+    import os
+    import traceback
+
+    from mira_math.eval.backends.failures import explain
+
+    if os.environ.get("MIRA_DEBUG"):
+        traceback.print_exc()
+    print(f"mira-math eval: {redact_text(explain(spec, err))}", file=sys.stderr)
+    return 2
 
 
 def epochs_refusal(args: argparse.Namespace, deterministic: bool) -> str:

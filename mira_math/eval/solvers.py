@@ -33,8 +33,8 @@ class ModelSolver:
                                      self.params)
 
     async def agenerate(self, call: SolverCall) -> Completion:
-        return await self.backend.acomplete(ChatRequest(call.conversation, call.seed, session=call.session),
-                                            self.params)  # type: ignore[attr-defined]
+        request = ChatRequest(call.conversation, call.seed, session=call.session)
+        return await self.backend.acomplete(request, self.params)  # type: ignore[attr-defined]
 
     @property
     def is_async(self) -> bool:
