@@ -103,6 +103,35 @@ def test_a_passed_deadline_starts_no_call():
     assert model.calls == [] and all("deadline" in c.error for c in out)
 
 
+def test_a_deadline_stops_a_call_in_progress():
+    """generate gets a stopping criterion that turns true once the deadline passes (the call
+    then ends at its next token), and the chats of a call cut by it get an error."""
+    from mira_math.eval.backends.transformers_backend import _deadline_criteria
+
+    class Rows:
+        shape, device = (3, 5), "cpu"
+
+    def stops(criteria) -> bool:
+        result = criteria[0](Rows() if not HAVE_TORCH else __import__("torch").zeros(3, 5), None)
+        return bool(result.all()) if hasattr(result, "all") else bool(result)
+
+    assert stops(_deadline_criteria(time.monotonic() - 1))
+    assert not stops(_deadline_criteria(time.monotonic() + 3600))
+
+    class PastTheDeadline(FakeModel):
+        def generate(self, input_ids, attention_mask=None, **kwargs):
+            assert "stopping_criteria" in kwargs
+            out = super().generate(input_ids, attention_mask, **kwargs)
+            backend.deadline = time.monotonic() - 1          # the deadline passes during the call
+            return out
+
+    backend = fake_backend(model=PastTheDeadline(replies={"alpha": [ord("A")] * 40}), batch_size=8,
+                           deadline=time.monotonic() + 3600)
+    out = backend.complete([req("alpha"), req("bravo")], GenParams(max_tokens=40))
+    assert out[0].error == "deadline reached during this batch"    # cut off, no end of sequence
+    assert out[1].error is None and out[1].text == "BRAVO"          # it had finished
+
+
 def test_out_of_memory_is_recognised_by_name_or_message():
     assert is_out_of_memory(OutOfMemoryError("x"))
     assert is_out_of_memory(RuntimeError("CUDA error: out of memory"))
