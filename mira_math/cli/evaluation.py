@@ -139,7 +139,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                "max_tokens_param": args.api_max_tokens_param, "response_format": args.response_format,
                "sampling_params": False if args.no_sampling_params else None,
                "max_reply_bytes": args.max_reply_bytes, "dp_ranks": args.dp_ranks,
-               "chat_template_kwargs": args.chat_template_kwargs}
+               "chat_template_kwargs": args.chat_template_kwargs, "batch_size": args.batch_size}
     options = {k: v for k, v in options.items() if v is not None}
     unknown = unknown_families(args.families or [])
     if unknown:

@@ -56,6 +56,10 @@ def add_engine_options(e: argparse.ArgumentParser) -> None:
                    help="openai: pin each episode (instance and epoch) to one of N data-parallel "
                         "ranks of the server (vllm serve --data-parallel-size N) with the "
                         "X-data-parallel-rank header, so its turns reuse one engine's prefix cache")
+    e.add_argument("--batch-size", type=_positive, metavar="N",
+                   help="transformers: the most chats one generate call takes (default 16); on a "
+                        "GPU a token budget from free memory (or --gpu-memory-utilization) may make "
+                        "calls smaller, and greedy turns use continuous batching where available")
     e.add_argument("--chat-template-kwargs", type=_json_object, metavar="JSON",
                    help="keyword arguments of the chat template, e.g. '{\"date_string\": \"26 Jul "
                         "2024\"}': vllm and transformers use it instead of their pinned default "

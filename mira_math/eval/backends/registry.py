@@ -124,7 +124,8 @@ BACKENDS: Dict[str, BackendKind] = {b.kind: b for b in (
                 "transformers", ("torch", "transformers"), "transformers:PATH",
                 Capabilities(batch=True, structured_output="instruction", usage=True,
                              seeded="per-request"),
-                options=("dtype", "chat_template_kwargs", "batch_size", "token_budget")),
+                options=("dtype", "chat_template_kwargs", "batch_size", "token_budget",
+                         "gpu_memory_utilization")),
 )}
 
 
