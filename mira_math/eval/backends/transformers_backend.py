@@ -356,6 +356,18 @@ class TransformersBackend:
             return False
         return bool(self.continuous_batching) or self.device.startswith("cuda")
 
+    def _continuous_state(self) -> str:
+        """What ``describe()`` says of continuous batching (greedy turns only)."""
+        if self.continuous_failure:
+            return f"failed, padded batches instead ({self.continuous_failure})"
+        if self.continuous_batching is False:
+            return "off"
+        if not hf_continuous.available(self.hf_model):
+            return "unavailable in this transformers: padded batches"
+        if self.continuous_batching or self.device.startswith("cuda"):
+            return "on (greedy turns)"
+        return "off on CPU (continuous_batching=True turns it on)"
+
     def _complete_continuous(self, live: List[int], requests: List[ChatRequest], prompts: Dict[int, str],
                              params: GenParams) -> Optional[Dict[int, Completion]]:
         """The turn through the paged-attention manager; None (and padded batches from now on)
@@ -478,10 +490,7 @@ class TransformersBackend:
             "batch_size": self.batch_size,
             "token_budget": self.token_budget,
             "gpu_memory_utilization": self.gpu_memory_utilization,
-            "continuous_batching": ("off" if self.continuous_batching is False else
-                                    f"failed, padded batches instead ({self.continuous_failure})"
-                                    if self.continuous_failure else
-                                    "on" if self.continuous_batching else "auto (CUDA, greedy)"),
+            "continuous_batching": self._continuous_state(),
             "chat_template_kwargs": dict(self.chat_template_kwargs),
             "injected_model": self._injected,
             "structured_output": "prompt_instruction (not enforced)",
