@@ -23,6 +23,8 @@ from __future__ import annotations
 import time
 from typing import Any, Dict, List, Optional, Sequence
 
+from mira_math.eval.backends.hf_memory import free_memory
+
 CPU_CACHE = {"num_blocks": 64, "max_batch_tokens": 2048, "page_size": 64}
 
 
@@ -32,11 +34,19 @@ def available(model: Any) -> bool:
 
 
 def _config(device: str, memory_share: Optional[float]) -> Any:
+    """The paged cache's size: explicit on a CPU; on CUDA transformers' own sizing, or, given
+    ``memory_share`` (a share of the whole card, as vLLM's ``gpu_memory_utilization``), the
+    part of the free memory that keeps the process under that share."""
     from transformers import ContinuousBatchingConfig
 
     if not str(device).startswith("cuda"):
         return ContinuousBatchingConfig(**CPU_CACHE)
-    return ContinuousBatchingConfig(max_memory_percent=memory_share) if memory_share else ContinuousBatchingConfig()
+    found = free_memory(device) if memory_share else None
+    if memory_share is None or not found:
+        return ContinuousBatchingConfig()
+    free, total = found
+    percent = (memory_share * total - (total - free)) / free if free else 0.0
+    return ContinuousBatchingConfig(max_memory_percent=min(0.95, max(0.05, percent)))
 
 
 def _hints(prompts: Sequence[Sequence[int]], max_new_tokens: int) -> Any:
