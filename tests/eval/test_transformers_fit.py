@@ -180,3 +180,32 @@ def test_continuous_batching_matches_padded_greedy(tiny_model_dir):
     assert [c.meta["usage"]["completion_tokens"] for c in b] == [c.meta["usage"]["completion_tokens"] for c in a]
     sampled = paged.complete(reqs, GenParams(temperature=1.0, max_tokens=4))   # seeded: padded path
     assert all("generation" not in c.meta for c in sampled)
+
+
+def test_the_card_share_becomes_budgets(monkeypatch):
+    """``gpu_memory_utilization`` is a share of the whole card (as vLLM's): with 40 of 140 GB in
+    use (the weights), a share of 0.5 leaves 30 of the 100 free for batches or the paged cache."""
+    import sys
+    import types
+
+    from mira_math.eval.backends import hf_continuous, hf_memory
+
+    gb = 10 ** 9
+    monkeypatch.setattr(hf_memory, "free_memory", lambda device: (100 * gb, 140 * gb))
+    monkeypatch.setattr(hf_continuous, "free_memory", lambda device: (100 * gb, 140 * gb))
+
+    class Model:
+        class config:
+            num_hidden_layers, num_attention_heads, num_key_value_heads = 32, 32, 8
+            hidden_size, intermediate_size, head_dim = 4096, 14336, 128
+        dtype = "torch.bfloat16"
+
+    per_token = bytes_per_token(Model())
+    assert hf_memory.token_budget(Model(), "cuda", 0.5) == int(30 * gb // per_token)
+    assert hf_memory.token_budget(Model(), "cuda") == int(100 * gb * hf_memory.HEADROOM // per_token)
+    fake = types.ModuleType("transformers")
+    fake.ContinuousBatchingConfig = lambda **kwargs: kwargs
+    monkeypatch.setitem(sys.modules, "transformers", fake)
+    assert hf_continuous._config("cuda:0", 0.5) == {"max_memory_percent": pytest.approx(0.3)}
+    assert hf_continuous._config("cuda:0", None) == {}                  # transformers' own sizing
+    assert hf_continuous._config("cpu", 0.5) == hf_continuous.CPU_CACHE
