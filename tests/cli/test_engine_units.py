@@ -88,3 +88,36 @@ def test_refusals_are_one_line_before_anything_runs(tmp_path, capsys, monkeypatc
     err = capsys.readouterr().err
     assert "pip install 'mira-math[ray]'" in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_a_killed_local_unit_is_resumed_and_only_its_in_flight_episodes_rerun(tmp_path):
+    """The local engine's retry: unit 0's process is SIGKILLed mid-run (while it talks to a slow
+    loopback stub of ``vllm serve``); the engine starts it again with --resume."""
+    import threading
+
+    import pytest
+
+    pytest.importorskip("openai")
+    from tests.eval.openai_stub import serve
+    from tests.integrations.slow_stub import SlowHandler, SlowState, attempts, kill_unit_0
+
+    state = SlowState()
+    with serve(SlowHandler, state) as httpd:
+        solver = f"openai:stub@http://127.0.0.1:{httpd.server_address[1]}/v1"
+        out = tmp_path / "units"
+        seen: dict = {}
+        killer = threading.Thread(target=kill_unit_0, args=(out, 5, seen), daemon=True)
+        killer.start()
+        code = main(["eval", "--solver", solver, "--config", CONFIG, "--concurrency", "2",
+                     "--workers", "2", "--out", str(out)])
+        killer.join(timeout=5)
+    assert code == 0 and seen.get("finished"), "unit 0 was never killed mid-run"
+    unit0 = [a["pid"] for a in attempts(out) if a["unit"] == 0]
+    assert len(unit0) == 2 and unit0[0] == seen["pid"]
+    assert all(state.starts[i] == 1 for i in seen["finished"])        # finished: never again
+    redone = {i for i, n in state.starts.items() if n > 1}
+    assert not redone & seen["finished"] and sum(state.starts.values()) == 60 + len(redone)
+    rows = _rows(out / "shard-0", out / "shard-1")
+    assert len(rows) == 60 == len({r["id"] for r in rows})
+    record = json.loads((out / "engine.json").read_text(encoding="utf-8"))
+    assert [(r["exit"], r["attempts"]) for r in record["results"]] == [(0, 2), (0, 1)]

@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import threading
-import time
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -27,7 +24,7 @@ pytest.importorskip("openai", reason="the killed-worker test talks HTTP")
 
 from mira_math.cli.main import main  # noqa: E402
 from tests.eval.openai_stub import serve  # noqa: E402
-from tests.integrations import stub_vllm  # noqa: E402
+from tests.integrations.slow_stub import SlowHandler, SlowState, attempts, kill_unit_0  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = "crt_reconstruction"
@@ -80,13 +77,6 @@ def _differences(a, b, path="") -> list:
     return [] if a == b else [f"{path}: {a!r} != {b!r}"[:200]]
 
 
-def _attempts(out: Path) -> list:
-    path = out / "attempts.jsonl"
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
 def test_a_ray_run_scores_as_the_one_process_run(tmp_path, cluster):
     one, out = tmp_path / "one", tmp_path / "ray"
     assert main(["eval", "--solver", "reference", "--config", CONFIG, "--out", str(one)]) == 0
@@ -105,67 +95,9 @@ def test_a_ray_run_scores_as_the_one_process_run(tmp_path, cluster):
     assert _transcripts(*shards) == _transcripts(one)
 
 
-class _SlowState(stub_vllm.State):
-    def __init__(self) -> None:
-        super().__init__()
-        self.delay = 0.1
-        self.starts: Counter = Counter()        # instance id -> episodes started (first turns)
-
-    def reset(self) -> None:
-        with self.lock:
-            self.starts.clear()
-
-
-class _SlowHandler(stub_vllm.Handler):
-    def do_POST(self):
-        state: _SlowState = self.server.state
-        length = int(self.headers.get("Content-Length", 0))
-        raw = self.rfile.read(length)
-        body = json.loads(raw)
-        messages = body["messages"]
-        if not any(m["role"] == "assistant" for m in messages):
-            inst = state.opening[tuple(m["content"] for m in messages[:2])]
-            with state.lock:
-                state.starts[inst.id] += 1
-        time.sleep(state.delay)
-        original, self.rfile = self.rfile, _Replay(raw)
-        try:
-            return super().do_POST()
-        finally:
-            self.rfile = original               # the connection's next request is read from it
-
-
-class _Replay:
-    """The request body again, for the parent handler that reads it once more."""
-
-    def __init__(self, raw: bytes) -> None:
-        self.raw = raw
-
-    def read(self, n: int = -1) -> bytes:
-        return self.raw
-
-
-def _kill_unit_0(out: Path, after: int, seen: dict) -> None:
-    """Wait until unit 0 has ``after`` finished episodes, SIGKILL its worker, and keep the ids
-    finished at that moment."""
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        pids = [a["pid"] for a in _attempts(out) if a["unit"] == 0]
-        log = out / "shard-0" / "transcripts.jsonl"
-        lines = log.read_text(encoding="utf-8").splitlines() if log.is_file() else []
-        if pids and len(lines) >= after:
-            os.kill(pids[0], signal.SIGKILL)
-            time.sleep(0.5)                     # the process is gone: its file is final
-            seen["pid"] = pids[0]
-            seen["finished"] = {json.loads(line)["id"] for line in
-                                log.read_text(encoding="utf-8").splitlines()}
-            return
-        time.sleep(0.05)
-
-
 def test_a_killed_worker_costs_only_its_in_flight_episodes(tmp_path, cluster):
-    state = _SlowState()
-    with serve(_SlowHandler, state) as httpd:
+    state = SlowState()
+    with serve(SlowHandler, state) as httpd:
         solver = f"openai:stub@http://127.0.0.1:{httpd.server_address[1]}/v1"
         common = ["eval", "--solver", solver, "--config", CONFIG, "--concurrency", "2"]
         one, out = tmp_path / "one", tmp_path / "ray"
@@ -175,16 +107,16 @@ def test_a_killed_worker_costs_only_its_in_flight_episodes(tmp_path, cluster):
         state.delay = 0.1
         state.reset()
         seen: dict = {}
-        killer = threading.Thread(target=_kill_unit_0, args=(out, 5, seen), daemon=True)
+        killer = threading.Thread(target=kill_unit_0, args=(out, 5, seen), daemon=True)
         killer.start()
         code = main([*common, "--engine", "ray", "--workers", "2", "--units", "2", "--out", str(out)])
         killer.join(timeout=5)
     assert code == 0
     assert seen.get("finished"), "unit 0 was never killed mid-run"
-    attempts = _attempts(out)
-    unit0 = [a["pid"] for a in attempts if a["unit"] == 0]
+    tried = attempts(out)
+    unit0 = [a["pid"] for a in tried if a["unit"] == 0]
     assert len(unit0) == 2 and unit0[0] == seen["pid"] != unit0[1]        # Ray ran it again
-    assert [a["unit"] for a in attempts].count(1) == 1
+    assert [a["unit"] for a in tried].count(1) == 1
     total = len(_transcripts(one))
     assert len(seen["finished"]) < 30                                      # killed mid-run
     # every episode finished before the kill ran once; only those in flight ran again
