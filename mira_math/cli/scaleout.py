@@ -13,25 +13,27 @@ their attempts and exit statuses. ``docs/decisions.md`` ("Issue 37") says why it
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import socket
 import sys
 import time
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence
 
 from mira_math.eval.engines import ENGINES, UnitResult, WorkUnit, get_engine
 
 ENGINE_RECORD = "engine.json"
 ATTEMPTS_LOG = "attempts.jsonl"
 # Options the driver sets per unit (or that only the driver reads): never copied into a unit.
-DRIVER_ONLY = {"engine", "workers", "units", "ray_address", "cpus_per_unit", "gpus_per_unit",
+DRIVER_ONLY = {"entry", "eval_parser", "engine", "workers", "units", "ray_address", "cpus_per_unit", "gpus_per_unit",
                "unit_retries", "shard", "out", "resume", "func", "command", "solver"}
 
 
 def add_engine_options(e: argparse.ArgumentParser) -> None:
     """The engine options of ``eval`` (kept here so the eval command's own list stays short)."""
+    e.set_defaults(eval_parser=e)     # unit_argv reads the eval options from it
     e.add_argument("--engine", choices=list(ENGINES), default="local",
                    help="where the run executes: " + "; ".join(f"{k}: {v.summary}"
                                                              for k, v in ENGINES.items()))
@@ -97,12 +99,8 @@ def wants_units(args: argparse.Namespace) -> bool:
 def unit_argv(args: argparse.Namespace, index: int, count: int, out: Path) -> List[str]:
     """The ``eval`` command line of unit ``index``: every option the user gave (as parsed),
     less the driver's, plus the unit's shard, folder and ``--resume``."""
-    from mira_math.cli.main import build_parser
-
-    parser = build_parser()
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     argv = ["eval", "--solver", args.solver]
-    for action in sub.choices["eval"]._actions:
+    for action in args.eval_parser._actions:
         if not action.option_strings or action.dest in DRIVER_ONLY or action.dest == "help":
             continue
         value = getattr(args, action.dest, None)
@@ -120,11 +118,10 @@ def unit_argv(args: argparse.Namespace, index: int, count: int, out: Path) -> Li
     return argv + ["--shard", f"{index}/{count}", "--out", str(out), "--resume"]
 
 
-def execute_unit(unit: WorkUnit) -> int:
-    """Run one unit's command line in this process (a Ray worker, a spawned process) and
-    return its exit status; each attempt is recorded first, so a retry is visible."""
-    from mira_math.cli.main import main
-
+def execute_unit(entry: Callable[[List[str]], int], unit: WorkUnit) -> int:
+    """Run one unit's command line with ``entry`` (``mira_math.cli.main.main``, handed down by
+    the parser, so this module imports no command module above it) in this process (a Ray
+    worker, a spawned process) and return its exit status; each attempt is recorded first."""
     if unit.attempts_log:
         line = json.dumps({"unit": unit.index, "pid": os.getpid(), "host": socket.gethostname(),
                            "started": round(time.time(), 3)})
@@ -136,7 +133,7 @@ def execute_unit(unit: WorkUnit) -> int:
     saved = sys.argv
     sys.argv = ["mira-math", *unit.argv]   # what the unit's manifest records as its command
     try:
-        return int(main(list(unit.argv)))
+        return int(entry(list(unit.argv)))
     except SystemExit as stop:             # argparse refused an option
         return stop.code if isinstance(stop.code, int) else 2
     finally:
@@ -154,19 +151,21 @@ def _refusal(args: argparse.Namespace) -> Optional[str]:
     return None
 
 
-def cmd_eval_units(args: argparse.Namespace) -> int:
-    """The driver: check and select once, run the units on the engine, merge their shards."""
+def cmd_eval_units(args: argparse.Namespace, check_solver_spec: Callable[[str], None],
+                   epochs_refusal: Callable[[argparse.Namespace, bool], str]) -> int:
+    """The driver: check and select once (with ``eval``'s own checks, handed in), run the units
+    on the engine, merge their shards."""
     from mira_math.cli.data import restore_release
-    from mira_math.cli.evaluation import SAMPLING_SOLVERS, SCRIPTED_SOLVERS, check_solver_spec, epochs_refusal
-    from mira_math.eval.runner import data_files, load_data
+    from mira_math.eval.selection import data_files, load_data
+    from mira_math.eval.solver_kinds import SCRIPTED
 
     refused = _refusal(args)
-    if refused is None and args.solver not in SCRIPTED_SOLVERS:
+    if refused is None and args.solver not in SCRIPTED:
         try:
             check_solver_spec(args.solver)
         except ValueError as err:
             refused = str(err)
-    scripted = args.solver in SCRIPTED_SOLVERS and args.solver not in SAMPLING_SOLVERS
+    scripted = args.solver in SCRIPTED and not SCRIPTED[args.solver].samples
     refused = refused or epochs_refusal(args, scripted)
     if refused:
         print(f"mira-math eval: {refused}", file=sys.stderr)
@@ -203,7 +202,8 @@ def cmd_eval_units(args: argparse.Namespace) -> int:
     print(f"{out}: {total} instances in {count} units on the {args.engine} engine, {workers} at a time",
           file=sys.stderr)
     started = time.perf_counter()
-    results = engine.run(units, execute_unit, workers, args.unit_retries,
+    execute = functools.partial(execute_unit, args.entry)   # pickled by reference for the workers
+    results = engine.run(units, execute, workers, args.unit_retries,
                          lambda text: print(f"mira-math eval: {text}", file=sys.stderr))
     _write_record(out, args, results, time.perf_counter() - started)
     return _merge(out, results)
@@ -233,7 +233,7 @@ def _merge(out: Path, results: Sequence[UnitResult]) -> int:
               "with --resume", file=sys.stderr)
         codes = [r.code for r in failed if r.code is not None and r.code > 0]
         return codes[0] if codes else 1
-    from mira_math.eval.score_output import write_scores
+    from mira_math.eval.scores_file import write_scores
     from mira_math.eval.scoring import score
 
     scores = score([Path(r.unit.out) for r in results])
