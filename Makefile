@@ -114,7 +114,7 @@ INT_VENV ?= .venv-int
 $(INT_VENV)/bin/.installed: setup.cfg
 	$(PYTHON) -m venv $(INT_VENV)
 	$(INT_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(INT_VENV)/bin/python -m pip install --quiet -e '.[test,inspect,rl]'
+	$(INT_VENV)/bin/python -m pip install --quiet -e '.[test,inspect,rl,ray]'
 	touch $@
 
 # inspect's mockllm counts tokens with tiktoken's o200k_base file: a verified copy from the registry

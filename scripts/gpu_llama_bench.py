@@ -9,14 +9,21 @@ release runs through the normal runner (rules responder, default turn budget) fo
 ``--max-turns`` solver turns, then every live episode gets a "turn bound reached" error. Random
 weights never write REQUEST/ANSWER lines, so each turn is a format error and the episode goes
 on to its budget: the figure of interest is throughput, not score. Prints, per solver turn,
-the batch occupancy (chats per ``generate`` call over the batch size), tokens and tokens/s, and
-at the end the model share and harness share of the run.
+the engine calls (padded ``generate`` calls and their occupancy, or one continuous-batching
+turn), tokens, tokens/s and the peak memory of the turn (CUDA: the allocator's peak, allocated
+and reserved, reset at each turn; CPU: the process's peak resident size so far), and at the end
+the model share and harness share of the run.
 
     python scripts/gpu_llama_bench.py                     # H200-class GPU: well under 8 minutes
     python scripts/gpu_llama_bench.py --tiny --device cpu --limit 12 --max-turns 2   # smoke
+    python scripts/gpu_llama_bench.py --tiny --device cpu --limit 12 --continuous on  # CB on CPU
 
-Options: --batch-size (chats per generate call, default 256), --max-tokens (per turn, 128),
---deadline-s (no new turn starts after this many seconds, default 300).
+Options: --batch-size (most chats per padded generate call, default 256; the backend's token
+budget from free memory may make calls smaller), --continuous auto|on|off (continuous batching
+with paged attention where transformers has it; auto: on CUDA), --gpu-memory-utilization
+(the share of the card the batches or the paged cache may plan for), --max-tokens (per turn,
+128), --deadline-s (default 300: a turn in progress stops at its next token, and no turn starts
+after it).
 """
 
 from __future__ import annotations
@@ -58,6 +65,27 @@ class TurnStat:
     generate_calls: int
     completion_tokens: int
     model_s: float
+    peak: str = ""
+
+
+def reset_peak(device: str) -> None:
+    if device.startswith("cuda"):
+        import torch
+
+        torch.cuda.reset_peak_memory_stats()
+
+
+def peak_memory(device: str) -> str:
+    """The turn's peak: CUDA allocator peaks since the last reset; on CPU the process's peak
+    resident size (it never goes down, so it is the run's peak so far)."""
+    if device.startswith("cuda"):
+        import torch
+
+        return (f"peak {torch.cuda.max_memory_allocated() / 1e9:.1f} GB allocated, "
+                f"{torch.cuda.max_memory_reserved() / 1e9:.1f} GB reserved")
+    import resource
+
+    return f"peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6:.2f} GB (process)"
 
 
 @dataclass
@@ -70,24 +98,30 @@ class BoundedBackend:
     max_turns: int
     deadline: float
     batch_size: int
+    device: str = "cpu"
     turns: List[TurnStat] = field(default_factory=list)
 
     def complete(self, requests: Sequence[ChatRequest], params: GenParams) -> List[Completion]:
         requests = list(requests)
         if len(self.turns) >= self.max_turns or time.monotonic() > self.deadline:
             return [Completion(error="bench: turn bound reached") for _ in requests]
+        reset_peak(self.device)
+        calls_before = self.inner.generate_calls
         t0 = time.perf_counter()
         out = self.inner.complete(requests, params)
         wall = time.perf_counter() - t0
         tokens = sum(int((c.meta or {}).get("usage", {}).get("completion_tokens") or 0)
                      for c in out)
-        calls = -(-len(requests) // self.batch_size)
-        self.turns.append(TurnStat(len(requests), calls, tokens, wall))
+        calls = self.inner.generate_calls - calls_before
+        continuous = any((c.meta or {}).get("generation") == "continuous" for c in out)
+        cut = sum(1 for c in out if c.error and "deadline" in c.error)
+        self.turns.append(TurnStat(len(requests), calls, tokens, wall, peak_memory(self.device)))
         stat = self.turns[-1]
-        occupancy = stat.chats / (stat.generate_calls * self.batch_size)
-        print(f"turn {len(self.turns)}: {stat.chats} chats in {stat.generate_calls} generate "
-              f"calls, occupancy {occupancy:.2f}, {tokens} tokens, {wall:.1f} s, "
-              f"{tokens / wall if wall > 0 else 0.0:.0f} tok/s", flush=True)
+        how = ("1 continuous-batching run" if continuous else
+               f"{calls} generate calls, occupancy {stat.chats / max(1, calls * self.batch_size):.2f}")
+        print(f"turn {len(self.turns)}: {stat.chats} chats in {how}, {tokens} tokens, {wall:.1f} s, "
+              f"{tokens / wall if wall > 0 else 0.0:.0f} tok/s, {stat.peak}"
+              + (f"; deadline reached: {cut} chats stopped" if cut else ""), flush=True)
         return out
 
     def describe(self) -> Dict[str, Any]:
@@ -159,6 +193,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--max-turns", type=int, default=3)
     parser.add_argument("--deadline-s", type=float, default=300.0)
+    parser.add_argument("--continuous", choices=["auto", "on", "off"], default="auto")
+    parser.add_argument("--gpu-memory-utilization", type=float)
     parser.add_argument("--out", type=Path, help="run folder (default: a temporary one)")
     args = parser.parse_args(argv)
 
@@ -182,11 +218,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(f"model: {n_params / 1e9:.2f} B parameters on {args.device} "
           f"(built in {time.perf_counter() - t0:.1f} s); tokenizer: {len(tokenizer)} ids",
           flush=True)
+    deadline = time.monotonic() + args.deadline_s
     inner = TransformersBackend("random-llama-3.1-8b" + ("-tiny" if args.tiny else ""),
                                 device=args.device, batch_size=args.batch_size, model=model,
-                                tokenizer=tokenizer)
-    backend = BoundedBackend(inner, args.max_turns, time.monotonic() + args.deadline_s,
-                             args.batch_size)
+                                tokenizer=tokenizer, deadline=deadline,
+                                continuous_batching={"auto": None, "on": True, "off": False}[args.continuous],
+                                gpu_memory_utilization=args.gpu_memory_utilization)
+    backend = BoundedBackend(inner, args.max_turns, deadline, args.batch_size, args.device)
     params = GenParams(temperature=0.0, max_tokens=args.max_tokens)
     solver = ModelSolver("transformers:random-llama", backend, params)
     selection = load_data(data_files(None, args.release, args.release), None, None,
@@ -199,7 +237,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     model_s = sum(t.model_s for t in backend.turns)
     tokens = sum(t.completion_tokens for t in backend.turns)
     run_s = result.wall_s
-    print(f"instances: {len(selection.instances)}; solver turns run: {len(backend.turns)}")
+    print(f"instances: {len(selection.instances)}; solver turns run: {len(backend.turns)}; "
+          f"out-of-memory splits: {inner.oom_splits}; generation: {inner.describe()['continuous_batching']}")
     print(f"tokens: {tokens} in {model_s:.1f} s of model time: "
           f"{tokens / model_s if model_s > 0 else 0.0:.0f} tok/s")
     print(f"run: {run_s:.1f} s; model share {model_s / run_s:.1%}, harness share "

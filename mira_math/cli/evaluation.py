@@ -13,6 +13,7 @@ from mira_math.eval.solver_kinds import SCRIPTED
 from mira_math.game.messages import RUN_SEED
 from mira_math.generators.layout import DEFAULT_RELEASE
 from mira_math.eval.redact import redact_argv, redact_text
+from mira_math.cli.scaleout import add_engine_options
 from mira_math.cli.data import did_you_mean, non_negative_int, positive_int, restore_release, unknown_families
 
 DEFAULT_MAX_TOKENS = 4096
@@ -77,6 +78,10 @@ def _shard(text: str):
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from mira_math.cli.scaleout import cmd_eval_units, wants_units
+
+    if wants_units(args):     # --engine ray / --workers N: work units, merged (cli/scaleout.py)
+        return cmd_eval_units(args, check_solver_spec, epochs_refusal)
     from mira_math.eval.assemble import RunSpec, assemble, epochs_problem, unreadable_families
     from mira_math.eval.backends.base import GenParams
     from mira_math.eval.runner import run
@@ -88,7 +93,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
                "concurrency": args.concurrency, "timeout": args.timeout, "max_retries": args.max_retries,
                "max_tokens_param": args.api_max_tokens_param, "response_format": args.response_format,
                "sampling_params": False if args.no_sampling_params else None,
-               "max_reply_bytes": args.max_reply_bytes}
+               "max_reply_bytes": args.max_reply_bytes, "dp_ranks": args.dp_ranks,
+               "chat_template_kwargs": args.chat_template_kwargs, "batch_size": args.batch_size}
     options = {k: v for k, v in options.items() if v is not None}
     unknown = unknown_families(args.families or [])
     if unknown:
@@ -140,6 +146,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         selection={"families": args.families, "ids": args.ids, "limit": args.limit,
                    "shard": list(args.shard) if args.shard else None,
                    **({"sample": [args.sample, args.sample_seed]} if args.sample else {})})
+    # the engine a construction failure names: the solver's, unless it is scripted (no engine)
+    building = args.solver if ":" in args.solver else (args.responder.partition(":")[2] or args.responder)
     try:
         built = assemble(spec, solver_spec=redact_text(args.solver), responder_spec=redact_text(args.responder))
     except ImportError as err:
@@ -149,6 +157,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
                                           else ""), file=sys.stderr)
         return 2
     except ValueError as err:
+        from mira_math.eval.backends.failures import classify
+
+        if classify(err):     # an engine's own ValueError (a bad repo id, a KV cache too small)
+            return engine_failure(building, err)
         problem = str(err)
         try:
             check_solver_spec(args.solver)   # a typo'd spec: say what was probably meant
@@ -156,6 +168,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             problem = str(clearer)
         print(f"mira-math eval: {problem}", file=sys.stderr)
         return 2
+    except Exception as err:  # the engine did not start (no GPU, gated model, OOM, bad path): one line
+        return engine_failure(building, err)
     try:
         result = run(args.out, selection, built.config, built.solver, built.responder, argv=redact_argv(sys.argv),
                      resume=args.resume, retry_errors=args.retry_errors, window=args.window,
@@ -182,6 +196,32 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if result.responder_errors and result.responder_errors == result.responder_turns:
         return 3   # every responder call failed: a run with errors
     return 0
+
+
+def engine_failure(spec: str, err: Exception) -> int:
+    """A backend that could not be built: one line naming the cause and a fix, exit 2, before
+    any run folder exists (eval/backends/failures.py)."""
+    import os
+    import traceback
+
+    from mira_math.eval.backends.failures import explain
+
+    if os.environ.get("MIRA_DEBUG"):
+        traceback.print_exc()
+    print(f"mira-math eval: {redact_text(explain(spec, err))}", file=sys.stderr)
+    return 2
+
+
+def epochs_refusal(args: argparse.Namespace, deterministic: bool) -> str:
+    """Why ``--epochs K > 1`` is refused for this solver ("" if it is not), for the work-unit
+    driver: the harness's rule (:func:`mira_math.eval.assemble.epochs_problem`), its warning
+    printed here."""
+    from mira_math.eval.assemble import epochs_problem
+
+    refused, warning = epochs_problem(args.solver, args.epochs, args.temperature)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
+    return refused
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -371,6 +411,7 @@ def add_commands(sub) -> None:
     e.add_argument("--enforce-eager", action="store_true",
                    help="vLLM: run the model eagerly, no torch.compile (on CPU the compile takes "
                         "minutes at every engine start)")
+    add_engine_options(e)
     e.set_defaults(func=cmd_eval)
 
     sc = sub.add_parser("score", help="every metric of any set of runs (declared shards merged) into each "

@@ -63,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mira-math", description=DESCRIPTION,
                                      formatter_class=HelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    parser.set_defaults(entry=main)   # what a work unit runs (cli/scaleout.py), without an import circle
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     data.add_commands(sub)         # generate, validate, verify, check-disjoint, publish, import-reference
     evaluation.add_commands(sub)   # eval, score, report, audit

@@ -33,11 +33,13 @@ class ModelSolver:
         self.name, self.backend, self.params = spec, backend, params
 
     def generate(self, calls: Sequence[SolverCall]) -> List[Completion]:
-        return self.backend.complete([ChatRequest(c.conversation, c.seed) for c in calls], self.params)
+        return self.backend.complete([ChatRequest(c.conversation, c.seed, session=c.session) for c in calls],
+                                     self.params)
 
     async def agenerate(self, call: SolverCall) -> Completion:
         backend = cast(AsyncChatBackend, self.backend)   # called only when is_async (its capabilities)
-        return await backend.acomplete(ChatRequest(call.conversation, call.seed), self.params)
+        return await backend.acomplete(ChatRequest(call.conversation, call.seed, session=call.session),
+                                       self.params)
 
     @property
     def is_async(self) -> bool:

@@ -53,7 +53,8 @@ class Episode:
 
     def solver_call(self) -> SolverCall:
         return SolverCall(self.inst, self.conversation,
-                          request_seed(self.run_seed, self.inst.id, self._turn, "solver"))
+                          request_seed(self.run_seed, self.inst.id, self._turn, "solver"),
+                          session=f"{self.inst.id}|{self.run_seed}")
 
     def on_solver(self, completion: Completion) -> Optional[ResponderCall]:
         """Record the solver's reply; return the responder call it needs, if any."""

@@ -50,3 +50,4 @@ class SolverCall:
     instance: Instance
     conversation: Conversation
     seed: int
+    session: str = ""     # the episode's identity (instance id, epoch): equal on every turn

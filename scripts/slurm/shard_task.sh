@@ -7,7 +7,9 @@
 # Environment: MODEL, RUN_DIR, SHARD_INDEX, SHARD_COUNT (required); PORT (default 8000);
 # SERVE (the server command; default: vLLM with prefix caching, plus VLLM_ARGS, e.g.
 # "--data-parallel-size 8" for a whole node); EVAL_ARGS (more eval flags, e.g.
-# "--config type_b --regime 4s"); MIRA (default mira-math); PYTHON (default python3).
+# "--config type_b --regime 4s"); MIRA (default mira-math); PYTHON (default python3);
+# DP_RANKS (with VLLM_ARGS="--data-parallel-size N": pin each episode to one of the N engines,
+# eval --dp-ranks N, so its turns reuse that engine's prefix cache; README, "Beyond one node").
 #
 # Every shard must reach its server at the same URL: the endpoint is part of a run's identity,
 # and `score` merges only shards of one identity. Hence one task per node, the same PORT on each.
@@ -30,6 +32,6 @@ trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true' EX
 "$PYTHON" "$HERE/prefix_cache.py" snapshot "$URL" > "$RUN_DIR/prefix_cache-$SHARD_INDEX.before.json"
 # shellcheck disable=SC2086  # EVAL_ARGS is a list of flags
 $MIRA eval --solver "openai:$MODEL@$URL" --shard "$SHARD_INDEX/$SHARD_COUNT" --out "$SHARD_DIR" \
-  ${EVAL_ARGS:-} --resume
+  ${DP_RANKS:+--dp-ranks "$DP_RANKS"} ${EVAL_ARGS:-} --resume
 "$PYTHON" "$HERE/prefix_cache.py" record "$URL" "$RUN_DIR/prefix_cache-$SHARD_INDEX.before.json" \
   "$RUN_DIR/prefix_cache-$SHARD_INDEX.json"

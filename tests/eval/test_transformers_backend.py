@@ -188,13 +188,14 @@ def test_generate_failure_errors_only_its_batch():
         def generate(self, input_ids, attention_mask=None, **kwargs):
             if len(self.calls) == 1:
                 self.calls.append({})
-                raise RuntimeError("out of memory")
+                raise RuntimeError("CUDA error: an illegal memory access was encountered")
             return super().generate(input_ids, attention_mask, **kwargs)
 
+    # (out of memory is split and retried instead: tests/eval/test_transformers_fit.py)
     b = fake_backend(model=FailSecond(), batch_size=2)
     out = b.complete([req(s, seed=i) for i, s in enumerate("abcde")], GenParams())
     assert [c.text for c in out] == ["A", "B", "", "", "E"]
-    assert out[2].error and "out of memory" in out[2].error and out[3].error
+    assert out[2].error and "illegal memory access" in out[2].error and out[3].error
     assert out[2].meta["seed"] == 2
     assert all(out[i].error is None for i in (0, 1, 4))
 

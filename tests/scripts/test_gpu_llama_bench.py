@@ -31,9 +31,11 @@ def load_bench():
 class FakeInner:
     def __init__(self):
         self.calls = 0
+        self.generate_calls = 0          # what TransformersBackend counts: engine calls
 
     def complete(self, requests, params):
         self.calls += 1
+        self.generate_calls += -(-len(requests) // 4)
         return [Completion(text="x", meta={"usage": {"completion_tokens": 3}}) for _ in requests]
 
     def describe(self):
@@ -50,7 +52,8 @@ def test_bounded_backend_counts_turns_then_errors_every_chat(capsys):
     assert inner.calls == 2
     assert all(c.error == "bench: turn bound reached" for c in out)
     assert [(t.chats, t.generate_calls, t.completion_tokens) for t in b.turns] == [(6, 2, 18)] * 2
-    assert "occupancy 0.75" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "occupancy 0.75" in out and "peak RSS" in out        # peak memory printed per turn
 
 
 def test_bounded_backend_past_deadline_runs_nothing():

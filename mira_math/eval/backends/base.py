@@ -34,6 +34,7 @@ class ChatRequest:
     conversation: Conversation
     seed: int
     json_schema: Optional[Dict[str, Any]] = None   # structured output (responder only)
+    session: str = ""    # the episode (instance id and epoch): routes its turns to one server rank
 
 
 @runtime_checkable

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
+import hashlib
 import inspect
 import json
 import logging
@@ -178,6 +179,14 @@ async def _capped_body(response: Any, cap: int) -> Tuple[bytes, Optional[int]]:
 _asyncio_timeout = getattr(asyncio, "timeout", None)   # Python 3.11+
 
 JSON_SCHEMA_NAME = "responder_reply"
+DP_RANK_HEADER = "X-data-parallel-rank"   # vLLM's: pins a request to one data-parallel engine
+
+
+def dp_rank(session: str, ranks: int) -> int:
+    """The data-parallel rank of an episode: sha256 of its session key (instance id and epoch)
+    modulo ``ranks``, the same in every process and on every run (never ``hash()``)."""
+    digest = hashlib.sha256(session.encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % ranks
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 
 # One record per call, set in the task making the call: the HTTP client's request hook counts
@@ -305,11 +314,16 @@ class OpenAIBackend:
                  response_format: Optional[str] = None,
                  max_connection_failures: int = MAX_CONNECTION_FAILURES,
                  max_reply_bytes: int = MAX_REPLY_BYTES, max_rate_limited: int = MAX_RATE_LIMITED,
-                 quiet_s: float = QUIET_S):
+                 quiet_s: float = QUIET_S, dp_ranks: Optional[int] = None,
+                 chat_template_kwargs: Optional[Dict[str, Any]] = None):
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
+        if dp_ranks is not None and dp_ranks < 1:
+            raise ValueError("dp_ranks must be at least 1")
+        self.dp_ranks = dp_ranks
+        self.chat_template_kwargs = dict(chat_template_kwargs) if chat_template_kwargs else None
         official = is_official(base_url)
         max_tokens_param = max_tokens_param or ("max_completion_tokens" if official else "max_tokens")
         if max_tokens_param not in ("max_completion_tokens", "max_tokens"):
@@ -397,6 +411,8 @@ class OpenAIBackend:
         kwargs[self.max_tokens_param] = params.max_tokens
         if params.stop:
             kwargs["stop"] = list(params.stop)
+        if self.chat_template_kwargs:      # vllm serve's extension field: only when asked for
+            kwargs["chat_template_kwargs"] = dict(self.chat_template_kwargs)
         if request.json_schema is not None:
             if self._format_now == "json_object":   # llama-cpp-python's server takes this form
                 kwargs["response_format"] = {"type": "json_object", "schema": request.json_schema}
@@ -457,17 +473,27 @@ class OpenAIBackend:
                 and isinstance(exc, (o.BadRequestError, o.UnprocessableEntityError,
                                      o.InternalServerError)))
 
-    async def _post(self, client: Any, body: Dict[str, Any]) -> Any:
+    def _headers(self, request: ChatRequest) -> Dict[str, str]:
+        """``X-data-parallel-rank`` (vLLM's, read by ``vllm serve --data-parallel-size N``) when
+        ``dp_ranks`` is set: :func:`dp_rank` of the episode, so every turn of one episode goes to
+        the same engine and finds its earlier turns in that engine's prefix cache."""
+        if not self.dp_ranks or not request.session:
+            return {}
+        return {DP_RANK_HEADER: str(dp_rank(request.session, self.dp_ranks))}
+
+    async def _post(self, client: Any, body: Dict[str, Any], headers: Optional[Dict[str, str]] = None) -> Any:
         """POST the chat completion through the SDK's generic ``post`` (its retries, timeouts
         and error types) and keep the raw reply: the typed ``create`` spends more client CPU
         transforming the request and wrapping the reply than the HTTP exchange itself takes
         (1.6 vs 1.0 ms per call at 16 in flight, ``benchmarks/bench_http.py`` against the
         previous version of this method). The body goes as JSON bytes where the SDK takes
         ``content=`` (it deep-copies a ``body`` dict, messages included, on every attempt)."""
+        options: Dict[str, Any] = {"headers": headers} if headers else {}
         if self._post_takes_content:
             return await client.post("/chat/completions", content=json.dumps(body).encode(),
-                                     cast_to=self._response_class)
-        return await client.post("/chat/completions", body=body, cast_to=self._response_class)
+                                     cast_to=self._response_class, options=options)
+        return await client.post("/chat/completions", body=body, cast_to=self._response_class,
+                                 options=options)
 
     async def _call(self, client: Any, request: ChatRequest, params: GenParams) -> Completion:
         """One chat completion; never raises for a failed item (a fatal error raises
@@ -479,8 +505,9 @@ class OpenAIBackend:
         seq = self._watch.begin()
         try:
             kwargs = self._kwargs(request, params)
+            headers = self._headers(request)
             try:
-                http = await self._post(client, kwargs)
+                http = await self._post(client, kwargs, headers)
             except Exception as exc:
                 if not self._schema_rejected(exc, kwargs):
                     raise
@@ -488,7 +515,7 @@ class OpenAIBackend:
                     LOG.warning("the server rejected response_format json_schema (%s); using "
                                 "json_object with the schema from now on", type(exc).__name__)
                 self._format_now = "json_object"
-                http = await self._post(client, self._kwargs(request, params))
+                http = await self._post(client, self._kwargs(request, params), headers)
         except Exception as exc:
             fatal = self._fatal(exc)
             if fatal:
@@ -604,8 +631,11 @@ class OpenAIBackend:
 
     def hash_params(self) -> Dict[str, Any]:
         """What shapes the replies besides the decoding parameters: part of the config hash."""
-        return {"base_url": shown_base_url(self.base_url), "max_tokens_param": self.max_tokens_param,
-                "sampling_params": self.sampling_params, "response_format": self.response_format}
+        out = {"base_url": shown_base_url(self.base_url), "max_tokens_param": self.max_tokens_param,
+               "sampling_params": self.sampling_params, "response_format": self.response_format}
+        if self.chat_template_kwargs:     # only when set: the hash of earlier runs is unchanged
+            out["chat_template_kwargs"] = dict(self.chat_template_kwargs)
+        return out
 
     def describe(self) -> Dict[str, Any]:
         return {
@@ -622,4 +652,6 @@ class OpenAIBackend:
             "sdk": "openai",
             "sdk_version": getattr(self._openai, "__version__", None),
             "http_transport": self.http_transport,
+            **({"dp_ranks": self.dp_ranks} if self.dp_ranks else {}),
+            **({"chat_template_kwargs": self.chat_template_kwargs} if self.chat_template_kwargs else {}),
         }

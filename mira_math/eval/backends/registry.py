@@ -118,13 +118,15 @@ BACKENDS: Dict[str, BackendKind] = {b.kind: b for b in (
                 Capabilities(async_calls=True, structured_output="server", stop_sequences=True,
                              usage=True, seeded="best-effort"),
                 options=("concurrency", "timeout", "max_retries", "max_tokens_param",
-                         "sampling_params", "response_format", "max_reply_bytes"),
+                         "sampling_params", "response_format", "max_reply_bytes", "dp_ranks",
+                         "chat_template_kwargs"),
                 arguments=_openai_arguments),
     BackendKind("transformers", "mira_math.eval.backends.transformers_backend:TransformersBackend",
                 "transformers", ("torch", "transformers"), "transformers:PATH",
                 Capabilities(batch=True, structured_output="instruction", usage=True,
                              seeded="per-request"),
-                options=("dtype",)),
+                options=("dtype", "chat_template_kwargs", "batch_size", "token_budget",
+                         "gpu_memory_utilization")),
 )}
 
 
