@@ -98,15 +98,20 @@ $(BENCH_VENV)/bin/.installed:
 bench-http: $(BENCH_VENV)/bin/.installed
 	$(BENCH_VENV)/bin/python benchmarks/bench_http.py --client mira inspect --transport aiohttp httpx --eval 2310
 
-# The integrations (inspect_ai task, verifiers environment, openai 2.x) in their own environment:
-# verifiers pins openai<3 and both pull many packages, so the default test venv stays light.
-# MIRA_INTEGRATION_FULL=1: inspect's scores against mira-math eval's over the whole release.
+# The integrations (inspect_ai task, verifiers environment, TRL, openai 2.x) in their own
+# environment: verifiers pins openai<3 and all pull many packages, so the default test venv stays
+# light. MIRA_INTEGRATION_FULL=1: inspect's scores against mira-math eval's over the whole release.
+# torch comes from the CPU wheel index as well as PyPI (its +cpu build wins, ~200 MB instead of
+# the CUDA build's gigabytes); the verifiers environment package is installed as a user would.
 INT_VENV ?= .venv-int
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
-$(INT_VENV)/bin/.installed: setup.cfg
+$(INT_VENV)/bin/.installed: setup.cfg environments/mira_math_rl/pyproject.toml
 	$(PYTHON) -m venv $(INT_VENV)
 	$(INT_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(INT_VENV)/bin/python -m pip install --quiet -e '.[test,inspect,rl]'
+	$(INT_VENV)/bin/python -m pip install --quiet --extra-index-url $(TORCH_INDEX) torch
+	$(INT_VENV)/bin/python -m pip install --quiet -e '.[test,inspect,rl,trl]'
+	$(INT_VENV)/bin/python -m pip install --quiet -e environments/mira_math_rl
 	touch $@
 
 # inspect's mockllm counts tokens with tiktoken's o200k_base file: a verified copy from the registry

@@ -59,6 +59,24 @@ def new_episode(inst: Instance, *, solver: str, responder: str = "rules", regime
                    run_seed=run_seed)
 
 
+def make_responder(spec: str = "rules", **options: Any) -> Any:
+    """The information holder: ``rules`` (default) or ``llm:KIND:MODEL`` (e.g.
+    ``llm:openai:gpt-4o-mini@http://host:8000/v1``), built as ``mira-math eval --responder``
+    builds it (eval's :class:`~mira_math.eval.llm_responder.LLMResponder` over a chat backend,
+    temperature 0, 256 tokens). It is never trained: it only answers requests."""
+    if spec == "rules":
+        return RulesResponder()
+    kind, _, rest = spec.partition(":")
+    if kind != "llm" or not rest or rest == "same":
+        raise ValueError(f"unknown responder {spec!r}: use rules or llm:KIND:MODEL "
+                         "(llm:same needs the solver's own engine, which an RL policy is not)")
+    from mira_math.eval.backends.base import GenParams
+    from mira_math.eval.backends.registry import make_backend
+    from mira_math.eval.llm_responder import LLMResponder
+
+    return LLMResponder(make_backend(rest, **options), GenParams(temperature=0.0, max_tokens=256))
+
+
 async def respond(responder: Any, call: Any) -> Any:
     """One responder decision, as the runner's async path asks for it."""
     if hasattr(responder, "arespond"):
