@@ -6,7 +6,7 @@ computes)."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Union
 
@@ -96,6 +96,29 @@ async def play(episode: Episode, reply: Callable[[Conversation, int], Awaitable[
         if request is not None:
             episode.on_responder(await respond(responder, request))
     return episode
+
+
+@dataclass(frozen=True)
+class RewardOptions:
+    """The reward: the exact verifier's verdict (1/0), optionally shaped. ``first_request``:
+    added when the first request got a canonical fact; ``extra_request``: subtracted for every
+    request after the first. Both default to 0: the reward is then exactly the verdict."""
+
+    first_request: float = 0.0
+    extra_request: float = 0.0
+
+    def parts(self, episode: Episode) -> Dict[str, float]:
+        """The reward's terms, by name: ``correct`` always, the shaping terms when set."""
+        t = episode.transcript
+        terms = {"correct": 1.0 if (t.error is None and t.verdict and t.verdict["correct"]) else 0.0}
+        if self.first_request or self.extra_request:
+            stats = transcript_stats(episode)
+            terms["first_request"] = self.first_request if stats.first_request_canonical else 0.0
+            terms["extra_requests"] = -self.extra_request * max(0, stats.requests - 1)
+        return terms
+
+    def __call__(self, episode: Episode) -> float:
+        return sum(self.parts(episode).values())
 
 
 def instance_info(inst: Instance) -> InstanceInfo:

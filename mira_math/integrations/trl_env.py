@@ -17,7 +17,6 @@ are the ones ``mira-math eval`` uses."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any, Dict, Iterator, Optional
 
 from mira_math.game.episode import Episode
@@ -25,7 +24,7 @@ from mira_math.game.messages import Completion
 from mira_math.game.protocol import DECLINE_TEXT
 from mira_math.game.prompts import problem_message
 from mira_math.generators.schema import Instance
-from mira_math.integrations.common import make_responder, record_instance, transcript_stats
+from mira_math.integrations.common import RewardOptions, make_responder, record_instance
 from mira_math.integrations.sources import instances
 
 PROTOCOL = "tool-call-v1"
@@ -37,35 +36,16 @@ match, with the fact verbatim; each call spends one request of your budget), the
 `answer` with your exact final answer. Only your first `answer` call counts."""
 
 
-@dataclass(frozen=True)
-class RewardOptions:
-    """The reward: the exact verifier's verdict (1/0), optionally shaped. ``first_request``:
-    added when the first request got a canonical fact; ``extra_request``: subtracted for every
-    request after the first. Both default to 0: the reward is then exactly the verdict."""
-
-    first_request: float = 0.0
-    extra_request: float = 0.0
-
-    def __call__(self, episode: Episode) -> float:
-        t = episode.transcript
-        correct = 1.0 if (t.error is None and t.verdict and t.verdict["correct"]) else 0.0
-        if not (self.first_request or self.extra_request):
-            return correct
-        stats = transcript_stats(episode)
-        return (correct + (self.first_request if stats.first_request_canonical else 0.0)
-                - self.extra_request * max(0, stats.requests - 1))
-
-
 class MiraToolEnv:
     """One rollout's MIRA episode behind two tools. ``reset(record=LINE)`` plays that release
     row; ``reset()`` (TRL's placeholder rows) takes the next instance of ``source``."""
 
     def __init__(self, source: Optional[Iterator[Instance]] = None, responder: str = "rules",
-                 reward: RewardOptions = RewardOptions()) -> None:
+                 reward: Optional[RewardOptions] = None) -> None:
         self._source = source
         self._responder_spec = responder
         self._responder = make_responder(responder)
-        self._reward = reward
+        self._reward = reward or RewardOptions()
         self._episode: Optional[Episode] = None
         self.refused = 0
 

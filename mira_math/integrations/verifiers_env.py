@@ -30,8 +30,8 @@ from mira_math.game.episode import Episode
 from mira_math.game.messages import Completion, Conversation
 from mira_math.game.prompts import problem_message, system_prompt
 from mira_math.generators.schema import Instance
-from mira_math.integrations.common import (make_responder, new_episode, play, record_instance, record_text,
-                                           transcript_stats)
+from mira_math.integrations.common import (RewardOptions, make_responder, new_episode, play, record_instance,
+                                           record_text, transcript_stats)
 from mira_math.integrations.sources import (MAX_RESEEDS, STREAM_SEED_SET, instances, release_keys,  # noqa: F401
                                             stream)
 
@@ -127,6 +127,10 @@ class MiraEnvConfig(vf.EnvConfig):
     responder: str = "rules"
     """The information holder: ``rules`` or ``llm:KIND:MODEL`` (``llm:openai:MODEL@URL``), as
     ``mira-math eval --responder`` takes it; an LLM holder is a second, untrained model."""
+    first_request_reward: float = 0.0
+    """Shaping (default off): added to the reward when the first request got a canonical fact."""
+    extra_request_penalty: float = 0.0
+    """Shaping (default off): subtracted from the reward for every request after the first."""
 
 
 def _reply_from(segment: Any, trace: Any = None) -> Completion:
@@ -194,9 +198,11 @@ class MiraEnv(vf.Env[MiraEnvConfig]):
     async def finalize(self, task: Any, episode: Any) -> None:
         played = self._played.pop(id(task))
         signals = episode_signals(played)
+        reward = RewardOptions(self.config.first_request_reward, self.config.extra_request_penalty)
         for trace in episode.traces:
             if trace.agent.name == "solver":
-                trace.record_reward("correct", signals["correct"])
+                for name, value in reward.parts(played).items():   # "correct": the verifier's 1/0
+                    trace.record_reward(name, value)
                 trace.record_metrics({k: v for k, v in signals.items() if k != "correct"})
                 # the episode as transcripts.jsonl stores it, under the text protocol of the paper
                 trace.info["mira"] = {"protocol": "text",

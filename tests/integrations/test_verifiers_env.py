@@ -188,3 +188,12 @@ def test_an_agent_that_stops_early_is_an_errored_zero():
     (solver_trace, _), _ = _rollout(env, task, "reference", limit=1)   # ends after the request
     assert solver_trace.rewards == {"correct": 0.0}
     assert solver_trace.metrics["errored"] == 1.0
+
+
+def test_shaping_terms_are_separate_rewards_and_off_by_default():
+    env = ve.MiraEnv(ve.MiraEnvConfig(taskset={"id": PLUGIN}, first_request_reward=0.5, extra_request_penalty=0.1))
+    task = next(iter(env.taskset))
+    (solver_trace, _), _ = _rollout(env, task, "reference")
+    assert solver_trace.rewards == {"correct": 1.0, "first_request": 0.5, "extra_requests": 0.0}
+    (solver_trace, _), _ = _rollout(env, task, "noask")
+    assert solver_trace.rewards["first_request"] == 0.0 and solver_trace.rewards["extra_requests"] == 0.0
