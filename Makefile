@@ -101,15 +101,16 @@ bench-http: $(BENCH_VENV)/bin/.installed
 # The integrations (inspect_ai task, verifiers environment, TRL, openai 2.x) in their own
 # environment: verifiers pins openai<3 and all pull many packages, so the default test venv stays
 # light. MIRA_INTEGRATION_FULL=1: inspect's scores against mira-math eval's over the whole release.
-# torch comes from the CPU wheel index as well as PyPI (its +cpu build wins, ~200 MB instead of
-# the CUDA build's gigabytes); the verifiers environment package is installed as a user would.
+# torch (for TRL) is pinned as for real-models and taken from the CPU wheel index as well as
+# PyPI: its +cpu build wins, ~200 MB instead of the CUDA build's gigabytes. The verifiers
+# environment package is installed as a user would.
 INT_VENV ?= .venv-int
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
 $(INT_VENV)/bin/.installed: setup.cfg environments/mira_math_rl/pyproject.toml
 	$(PYTHON) -m venv $(INT_VENV)
 	$(INT_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(INT_VENV)/bin/python -m pip install --quiet --extra-index-url $(TORCH_INDEX) torch
+	$(INT_VENV)/bin/python -m pip install --quiet --extra-index-url $(TORCH_INDEX) torch==2.13.0
 	$(INT_VENV)/bin/python -m pip install --quiet -e '.[test,inspect,rl,trl]'
 	$(INT_VENV)/bin/python -m pip install --quiet -e environments/mira_math_rl
 	touch $@
