@@ -29,6 +29,7 @@ from verifiers.v1.dialects.chat import message_to_wire
 from mira_math.game.episode import Episode
 from mira_math.game.messages import Completion, Conversation
 from mira_math.game.prompts import problem_message, system_prompt
+from mira_math.game.reading import read_message
 from mira_math.generators.schema import Instance
 from mira_math.integrations.common import (RewardOptions, make_responder, new_episode, play, record_instance,
                                            record_text, transcript_stats)
@@ -113,10 +114,19 @@ class MiraHarness(vf.Harness[MiraHarnessConfig]):
         if isinstance(prompt, str):
             messages.append({"role": "user", "content": prompt})
         elif prompt is not None:
-            messages.extend(message_to_wire(m) for m in prompt)
+            messages.extend(_as_the_episode_keeps(message_to_wire(m)) for m in prompt)
         async with AsyncOpenAI(base_url=endpoint, api_key=secret, max_retries=0) as client:
             reply = await client.chat.completions.create(model=ctx.model, messages=messages)
         return vf.ProgramResult(exit_code=0, stdout=reply.choices[0].message.content or "", stderr="")
+
+
+def _as_the_episode_keeps(message: Dict[str, Any]) -> Dict[str, Any]:
+    """An earlier solver turn as ``Episode`` puts it back into the conversation (its visible
+    part, stripped; the reasoning dropped), so the model is asked exactly what ``eval`` asks."""
+    if message.get("role") != "assistant":
+        return message
+    reading = read_message(message.get("content") or "", message.get("reasoning_content"))
+    return {"role": "assistant", "content": reading.visible.strip()}
 
 
 class MiraEnvConfig(vf.EnvConfig):
@@ -134,18 +144,18 @@ class MiraEnvConfig(vf.EnvConfig):
 
 
 def _reply_from(segment: Any, trace: Any = None) -> Completion:
-    """The solver's turn as the native runner records it: the reply's own text (not stripped)
-    and the call's finish reason."""
+    """The solver's turn as the native runner records it: the reply's own text (not stripped),
+    a reasoning model's separate reasoning, and the call's finish reason."""
     if segment.terminated:
         return Completion(error="the agent's run ended before answering (turn or token limit)")
-    text = segment.last_reply
+    text, reasoning = segment.last_reply, None
     for message in reversed(getattr(segment, "messages", None) or []):
         if getattr(message, "role", None) == "assistant":
-            text = message.content or ""
+            text, reasoning = message.content or "", getattr(message, "reasoning_content", None) or None
             break
     calls = getattr(trace, "calls", None) or []
     finish = calls[-1].finish_reason if calls and calls[-1].finish_reason else "stop"
-    return Completion(text=text, finish_reason=finish)
+    return Completion(text=text, finish_reason=finish, reasoning=reasoning)
 
 
 async def play_interaction(interaction: Any, inst: Instance, regime: str = "zs",

@@ -48,8 +48,8 @@ def solver_reply(inst: Instance, messages: List[dict]) -> str:
     asked = sum(m["role"] == "assistant" for m in messages)
     if script == "noask":
         return "ANSWER: 0"
-    if script == "vague_first" and asked == 0:
-        return "REQUEST: Please tell me everything you know."
+    if script == "vague_first" and asked == 0:   # reasoning and spaces: the history keeps neither
+        return "<think>Ask broadly first.</think>\n  REQUEST: Please tell me everything you know.  \n"
     reply = ReferenceSolver()._reply(SolverCall(inst, messages, 0))
     if script == "ask_then_zero" and reply.startswith("The holder"):
         return "Close enough.\nANSWER: 0"

@@ -33,9 +33,23 @@ BIN = Path(sys.executable).parent
 
 
 @pytest.fixture(scope="module")
-def server():
+def stub():
     with serve(Handler, State(release_instances())) as httpd:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+        yield httpd
+
+
+@pytest.fixture
+def server(stub):
+    return f"http://127.0.0.1:{stub.server_address[1]}/v1"
+
+
+def asked(stub) -> list:
+    """What the server was asked since the last call (conversations and, for the holder, the
+    structured-output request), in a canonical order."""
+    with stub.state.lock:
+        bodies, stub.state.bodies = stub.state.bodies, []
+    return sorted(json.dumps({"messages": b["messages"], "response_format": b.get("response_format")},
+                             sort_keys=True) for b in bodies)
 
 
 def vf_eval(cwd: Path, url: str, *extra: str, command: str = "vf-eval") -> subprocess.CompletedProcess:
@@ -64,12 +78,15 @@ def native(tmp: Path, url: str, responder: str) -> dict:
 
 
 @pytest.mark.parametrize("responder", ["rules", "llm"])
-def test_vf_eval_rewards_are_mira_math_eval_verdicts(server, tmp_path, responder):
+def test_vf_eval_rewards_are_mira_math_eval_verdicts(stub, server, tmp_path, responder):
     spec = "rules" if responder == "rules" else f"llm:openai:stub@{server}"
+    asked(stub)
     done = vf_eval(tmp_path, server, "--env.responder", spec)
     assert done.returncode == 0, done.stderr[-3000:]
     traces = solver_traces(tmp_path / "out")
+    via_verifiers = asked(stub)
     expected = native(tmp_path, server, spec)
+    assert via_verifiers == asked(stub)          # the model and the holder were asked the same
     assert sorted(traces) == sorted(expected) and len(traces) == N
     assert {script_of(i) for i in traces} == set(SCRIPTS)        # every scripted behaviour ran
     verdicts = [row["verdict"]["correct"] for row in expected.values()]
