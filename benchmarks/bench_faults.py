@@ -25,7 +25,7 @@ from typing import Callable, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from mira_math.eval.runner import RunLock  # noqa: E402
+from mira_math.eval.rundir import RunLock  # noqa: E402
 from mira_math.cli.main import main  # noqa: E402
 from tests.eval.openai_stub import AttackHandler, AttackState, serve  # noqa: E402
 

@@ -29,7 +29,7 @@ from typing import Callable, Dict, Tuple
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-import eval.backends.openai_backend as openai_backend  # noqa: E402
+import mira_math.eval.backends.openai_backend as openai_backend  # noqa: E402
 from mira_math.eval.backends.base import ChatRequest, GenParams  # noqa: E402
 from mira_math.eval.backends.openai_backend import OpenAIBackend  # noqa: E402
 

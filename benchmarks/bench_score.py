@@ -93,10 +93,10 @@ def measure(args: list) -> tuple:
 REVERIFY = """
 import hashlib, json, resource, statistics, sys, time
 from pathlib import Path
-from mira_math.eval import integrity, scoring
+from mira_math.eval import integrity, rundir, scoring
 run = Path(sys.argv[1])
 manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
-data_files = [scoring.resolve_data_file(name, run) for name in manifest["dataset"]["files"]]
+data_files = [rundir.resolve_data_file(name, run) for name in manifest["dataset"]["files"]]
 def read(paths, digest):
     for path in paths:
         with path.open("rb") as fh:
@@ -109,7 +109,7 @@ def floor():                                    # hash and parse every line scor
 def transcripts_floor():                        # the previous floor: the transcripts alone
     read([run / "transcripts.jsonl"], None)
 def scored():
-    scoring._INFO_CACHE.clear(); integrity._JUDGES.clear()
+    rundir.clear_caches()
     scoring.score([run])
 check = integrity.RunGuard.check
 def unchecked():

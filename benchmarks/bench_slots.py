@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "game" / "responders"))
 
 from corpora import leak_corpus, precise_corpus, release  # noqa: E402
-from mira_math.game.responders.base import ResponderTurn  # noqa: E402
+from mira_math.game.responders.base import ResponderCall  # noqa: E402
 from mira_math.eval.llm_responder import fallback_offer, parse_reply  # noqa: E402
 from mira_math.game.responders.rules import decide  # noqa: E402
 from mira_math.game.slots import MAX_REQUEST_CHARS, families, read_request  # noqa: E402
@@ -80,7 +80,7 @@ def main() -> None:
         instances = release()
         total, offered, wrong = Counter(), Counter(), Counter()
         for req in precise_corpus(instances):
-            r = decide(ResponderTurn(list(req.inst.responder), req.text, req.inst.family, 0))
+            r = decide(ResponderCall(list(req.inst.responder), req.text, req.inst.family, 0))
             total[req.inst.family] += 1
             if r.decision == "offer":
                 offered[req.inst.family] += 1
@@ -92,7 +92,7 @@ def main() -> None:
         sample = [i for fam in sorted(by_family) for i in by_family[fam][::20][:3]]
         leaks, leak_total = Counter(), Counter()
         for req in leak_corpus(sample):
-            r = decide(ResponderTurn(list(req.inst.responder), req.text, req.inst.family, 0))
+            r = decide(ResponderCall(list(req.inst.responder), req.text, req.inst.family, 0))
             leak_total[req.inst.family] += 1
             canon = {h.constraint for h in req.inst.hints}
             leaks[req.inst.family] += r.decision == "offer" and r.quoted_constraint in canon

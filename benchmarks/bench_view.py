@@ -66,7 +66,7 @@ def read_time(paths: list) -> tuple:
 
 PARTS = """
 import json, sys, time
-from mira_math.eval.scoring import InstanceInfo, instance_stats
+from mira_math.eval.rundir import InstanceInfo, instance_stats
 run = sys.argv[1]
 def cpu(fn):
     t = time.process_time(); fn(); return time.process_time() - t

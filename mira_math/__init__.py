@@ -130,7 +130,7 @@ def respond(row: Row, request: str, requests_left: Optional[int] = None) -> Dict
     of the conversation (with the budget line when ``requests_left`` is given)."""
     from mira_math.game.prompts import FORMAT_ERROR_TEMPLATE, REPLY_TEMPLATE, reply_message
     from mira_math.game.reading import read_message
-    from mira_math.game.responders.base import ResponderTurn
+    from mira_math.game.responders.base import ResponderCall
     from mira_math.game.responders.rules import decide
 
     inst = instance(row)
@@ -139,7 +139,7 @@ def respond(row: Row, request: str, requests_left: Optional[int] = None) -> Dict
         out: Dict[str, Any] = {"decision": "format_error", "shown": None, "constraint": None,
                                "canonical": False}
     else:
-        result = decide(ResponderTurn(list(inst.responder), action.text, inst.family, 0))
+        result = decide(ResponderCall(list(inst.responder), action.text, inst.family, 0))
         constraint = result.quoted_constraint if result.decision == "offer" else None
         out = {"decision": result.decision, "shown": result.shown, "constraint": constraint,
                "canonical": constraint in {h.constraint for h in inst.hints}}

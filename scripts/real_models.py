@@ -220,7 +220,7 @@ def request_rows(records: Iterable[Tuple[Mapping[str, Any], Any]], decide: Calla
     judgement: ``names_missing`` when the reading names the slot of one of the instance's
     canonical hints, ``precise`` when it names that slot and nothing else (no other quantity,
     nothing in another family's notation, not too long)."""
-    from mira_math.game.responders.base import ResponderTurn
+    from mira_math.game.responders.base import ResponderCall
 
     out = []
     for transcript, inst in records:
@@ -230,7 +230,7 @@ def request_rows(records: Iterable[Tuple[Mapping[str, Any], Any]], decide: Calla
         for index, turn in enumerate(replies):
             request = turn.get("request") or ""
             reading = read(inst.family, request)
-            ruled = decide(ResponderTurn(list(inst.responder), request, inst.family, 0))
+            ruled = decide(ResponderCall(list(inst.responder), request, inst.family, 0))
             logged = turn.get("decision")
             line = turn.get("quoted_constraint") if logged == "offer" else None
             names = bool(missing & reading.own)
@@ -251,7 +251,7 @@ def request_rows(records: Iterable[Tuple[Mapping[str, Any], Any]], decide: Calla
 def measure_requests(run_dir: Path) -> Tuple[Dict[str, int], List[Dict[str, Any]]]:
     """The run's request counts and rows (:func:`request_rows`, with the real rules responder
     and slot reader); writes ``RUN_DIR/requests.jsonl``."""
-    from mira_math.eval.scoring import load_records
+    from mira_math.eval.rundir import load_records
     from mira_math.game.responders.rules import decide
     from mira_math.game.slots import line_slot, read_request
 

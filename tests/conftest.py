@@ -8,3 +8,64 @@ os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 # eval's validation cache (eval/validated.py) goes to a folder of this session, not the home folder
 os.environ["MIRA_MATH_CACHE"] = tempfile.mkdtemp(prefix="mira-math-cache-")
+
+
+# ---------------------------------------------------------------- the committed release, once
+# Every count a test needs (rows, per type, per family, files) is read from the release itself:
+# adding a family or changing the split sizes changes no test that is not about them.
+
+from pathlib import Path  # noqa: E402
+from typing import Dict, List  # noqa: E402
+
+import pytest  # noqa: E402
+
+from mira_math.generators import registry  # noqa: E402
+from mira_math.generators.layout import DEFAULT_RELEASE  # noqa: E402
+from mira_math.generators.release import family_files, read_release_info  # noqa: E402
+from mira_math.generators.schema import Instance, read_jsonl  # noqa: E402
+
+
+class ReleaseCounts:
+    """The counts of a release folder's ``release_info.json``, named for tests."""
+
+    def __init__(self, info: dict) -> None:
+        self.info = info
+        self.families: List[str] = list(info["families"])
+        self.per_family: Dict[str, int] = dict(info["counts"])
+        self.total: int = info["total"]
+        self.by_type: Dict[str, int] = {
+            kind: sum(n for f, n in self.per_family.items() if registry.type_of(f) == kind)
+            for kind in ("A", "B")}
+        self.per_block: Dict[str, int] = dict(info["per_type"])    # instances per (family, difficulty)
+        self.data_files: int = len(self.families)
+
+    def of_type(self, kind: str) -> List[str]:
+        return [f for f in self.families if registry.type_of(f) == kind]
+
+
+@pytest.fixture(scope="session")
+def release_dir() -> Path:
+    """The committed release folder (``mira-math/``), as the package finds it."""
+    return DEFAULT_RELEASE
+
+
+@pytest.fixture(scope="session")
+def release_info(release_dir: Path) -> dict:
+    return read_release_info(release_dir)
+
+
+@pytest.fixture(scope="session")
+def counts(release_info: dict) -> ReleaseCounts:
+    return ReleaseCounts(release_info)
+
+
+@pytest.fixture(scope="session")
+def release_instances(release_dir: Path) -> List[Instance]:
+    """Every instance of the committed release in release order (shared: do not mutate)."""
+    return [inst for path in family_files(release_dir) for inst in read_jsonl(path)]
+
+
+@pytest.fixture(scope="session")
+def family_names() -> List[str]:
+    """The registry's families in release order."""
+    return registry.names()

@@ -26,10 +26,10 @@ import mira_math.eval.solvers
 import mira_math.generators.release
 from mira_math.eval.solvers import NoAskSolver
 from mira_math.cli.main import main
+from mira_math.generators.layout import DEFAULT_RELEASE
 from mira_math.generators.release import CHECKSUMS, data_path
 
-ROOT = Path(__file__).resolve().parents[1]
-RELEASE = ROOT / "mira-math"
+RELEASE = DEFAULT_RELEASE
 FIRST = data_path("bayes_missing_prior")        # the first family file, in registry order
 SECOND = data_path("crt_reconstruction")
 LINE = 4                                         # the line a per-line case breaks
@@ -56,7 +56,7 @@ def _fast_verify(monkeypatch):
 
 @pytest.fixture
 def release(tmp_path) -> Path:
-    out = tmp_path / "mira-math"
+    out = tmp_path / RELEASE.name
     shutil.copytree(RELEASE, out)
     return out
 

@@ -27,6 +27,7 @@ import pytest
 
 from mira_math.cli.main import main
 from mira_math.eval.rundir import MANIFEST, TRANSCRIPTS
+from mira_math.generators.layout import DEFAULT_RELEASE, data_path
 
 ROOT = Path(__file__).resolve().parents[1]
 EXIT_CODES = {0, 1, 2, 3, 4, 5, 130, 141}      # cli/main.py's documented set
@@ -158,7 +159,7 @@ def reference_run(tmp_path_factory) -> Path:
 
 
 EVAL_REF = ["eval", "--solver", "reference", "--limit", "3"]
-INSTANCE = _first_record(ROOT / "mira-math" / "data" / "bayes_missing_prior" / "test.jsonl")
+INSTANCE = _first_record(DEFAULT_RELEASE / data_path("bayes_missing_prior"))
 
 
 # ------------------------------------------------------------------ data files (instances)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from pathlib import Path
 
@@ -13,9 +14,14 @@ from mira_math.generators import registry
 from mira_math.generators.card import CARD_SOURCE, _yaml
 from mira_math.generators.release import read_release_info
 
-RELEASE = Path(__file__).resolve().parents[1] / "mira-math"
-EXPECTED_ROWS = {"all": 2310, "type_a": 660, "type_b": 1650,
-                 **{n: 60 if registry.type_of(n) == "A" else 150 for n in registry.names()}}
+from mira_math.generators.layout import DEFAULT_RELEASE as RELEASE
+
+
+@pytest.fixture(scope="module")
+def expected_rows(counts) -> dict:
+    """Rows per config, from release_info.json (whose own consistency test_release.py checks)."""
+    return {"all": counts.total, "type_a": counts.by_type["A"], "type_b": counts.by_type["B"],
+            **counts.per_family}
 
 
 def _front_matter() -> dict:
@@ -31,13 +37,13 @@ def test_configs_cover_types_and_every_family():
     assert cfg["all"] == cfg["type_a"] + cfg["type_b"]
 
 
-def test_card_yaml_parses_and_matches_the_release():
+def test_card_yaml_parses_and_matches_the_release(expected_rows):
     meta = _front_matter()
     assert meta["license"] == "cc-by-4.0" and meta["pretty_name"] == "MIRA-Math"
     assert [c["config_name"] for c in meta["configs"]] == list(mira_math.configs())
     assert [c.get("default", False) for c in meta["configs"]].count(True) == 1
     sizes = {i["config_name"]: i["splits"][0]["num_examples"] for i in meta["dataset_info"]}
-    assert sizes == EXPECTED_ROWS
+    assert sizes == expected_rows
     names = [f["name"] for f in meta["dataset_info"][0]["features"]]
     assert names == ["id", "family", "type", "difficulty", "level", "seed", "seed_set",
                      "generator_version", "view", "responder", "hints", "answer",
@@ -63,23 +69,23 @@ def test_yaml_emitter_round_trips_awkward_strings():
 
 
 @pytest.mark.parametrize("config", list(mira_math.configs()))
-def test_load_dataset_every_config(config, tmp_path, monkeypatch):
+def test_load_dataset_every_config(config, expected_rows, tmp_path, monkeypatch):
     from datasets import load_dataset
 
     monkeypatch.chdir(RELEASE.parent)
-    ds = load_dataset("mira-math", config, split="test", cache_dir=str(tmp_path))
-    assert ds.num_rows == EXPECTED_ROWS[config]
+    ds = load_dataset(RELEASE.name, config, split="test", cache_dir=str(tmp_path))
+    assert ds.num_rows == expected_rows[config]
     if config in registry.names():
         assert set(ds["family"]) == {config}
     assert ds.features["candidate_answers"].dtype == "int64"
 
 
-def test_load_dataset_default_config_is_all(tmp_path, monkeypatch):
+def test_load_dataset_default_config_is_all(counts, tmp_path, monkeypatch):
     from datasets import load_dataset
 
     monkeypatch.chdir(RELEASE.parent)
-    ds = load_dataset("mira-math", cache_dir=str(tmp_path))
-    assert ds["test"].num_rows == 2310
+    ds = load_dataset(RELEASE.name, cache_dir=str(tmp_path))
+    assert ds["test"].num_rows == counts.total
 
 
 def test_row_count_is_checked_on_load(tmp_path):
@@ -88,7 +94,7 @@ def test_row_count_is_checked_on_load(tmp_path):
     from datasets import load_dataset
     from datasets.exceptions import NonMatchingSplitsSizesError
 
-    copy = tmp_path / "mira-math"
+    copy = tmp_path / RELEASE.name
     shutil.copytree(RELEASE, copy)
     path = copy / "data" / "moment_problem" / "test.jsonl"
     path.write_text("".join(path.read_text(encoding="utf-8").splitlines(keepends=True)[:-1]),
@@ -100,7 +106,8 @@ def test_row_count_is_checked_on_load(tmp_path):
 def test_load_helper_decodes_the_latent_state(tmp_path):
     ds = mira_math.load("moment_problem", cache_dir=str(tmp_path))
     row = ds[0]
-    assert row["id"] == "mom-000360" and isinstance(row["latent"], dict)
+    first = json.loads((RELEASE / "data" / "moment_problem" / "test.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    assert row["id"] == first["id"] and isinstance(row["latent"], dict)
     assert mira_math.load("bayes_missing_prior", cache_dir=str(tmp_path))[0]["latent"]["prior"].__class__ is Fraction
     with pytest.raises(ValueError, match="unknown config"):
         mira_math.load("nope")

@@ -7,16 +7,15 @@ import yaml
 
 from mira_math._version import __version__
 from mira_math.generators.build import GENERATOR_VERSION
-from mira_math.generators.release import read_release_info
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_citation_names_the_software_and_release_versions_and_the_paper():
+def test_citation_names_the_software_and_release_versions_and_the_paper(release_info):
     cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
     assert cff["cff-version"] == "1.2.0" and cff["version"] == __version__
     (dataset,) = [r for r in cff["references"] if r["type"] == "dataset"]
-    assert dataset["version"] == GENERATOR_VERSION == read_release_info(ROOT / "mira-math")["generator_version"]
+    assert dataset["version"] == GENERATOR_VERSION == release_info["generator_version"]
     assert cff["preferred-citation"]["title"] == ("MIRA-Math: A Benchmark for Minimal Information "
                                                   "Requesting and Mathematical Reasoning")
 

@@ -10,13 +10,12 @@ from typing import Dict
 from pathlib import Path
 
 from mira_math.eval.backends.registry import BACKENDS, install_hint, kinds
+from mira_math.eval.solver_kinds import SCRIPTED
 from mira_math.game.messages import RUN_SEED
 from mira_math.generators.layout import DEFAULT_RELEASE
 from mira_math.eval.redact import redact_argv, redact_text
 from mira_math.cli.data import did_you_mean, non_negative_int, positive_int, restore_release, unknown_families
 
-SCRIPTED_SOLVERS = ("reference", "noask", "sampler")
-SAMPLING_SOLVERS = ("sampler",)          # scripted, but seeded randomness at --temperature
 DEFAULT_MAX_TOKENS = 4096
 BACKEND_KINDS = kinds()
 
@@ -57,9 +56,9 @@ def check_solver_spec(spec: str) -> None:
     if not sep and spec in BACKEND_KINDS:
         raise ValueError(f"solver {spec!r} needs a model: {spec}:MODEL")
     if not sep:
-        if spec not in SCRIPTED_SOLVERS:
-            hint = did_you_mean(spec, SCRIPTED_SOLVERS)
-            raise ValueError(f"unknown solver {spec!r}{hint}: use reference, noask, sampler or KIND:MODEL "
+        if spec not in SCRIPTED:
+            hint = did_you_mean(spec, list(SCRIPTED))
+            raise ValueError(f"unknown solver {spec!r}{hint}: use {', '.join(SCRIPTED)} or KIND:MODEL "
                              f"with KIND one of {', '.join(BACKEND_KINDS)}")
     elif kind not in BACKEND_KINDS:
         raise ValueError(f"unknown backend kind {kind!r}{did_you_mean(kind, BACKEND_KINDS)} in "
@@ -76,14 +75,14 @@ def unreadable_families(data, instances) -> list:
     folder = data if data is not None and data.is_dir() else None
     if folder is None or not is_imported(folder):
         return []
-    from mira_math.game.responders.base import ResponderTurn
+    from mira_math.game.responders.base import ResponderCall
     from mira_math.game.responders.rules import decide
 
     offered: Dict[str, int] = {}
     seen: Dict[str, int] = {}
     for inst in instances:
         hint = inst.hints[0]
-        turn = ResponderTurn(list(inst.responder), f"What is the value of {hint.slot}?", inst.family, 0)
+        turn = ResponderCall(list(inst.responder), f"What is the value of {hint.slot}?", inst.family, 0)
         seen[inst.family] = seen.get(inst.family, 0) + 1
         offered[inst.family] = offered.get(inst.family, 0) + (decide(turn).shown == hint.constraint)
     return [f for f in seen if offered[f] * 2 < seen[f]]   # most instances unreadable
@@ -99,33 +98,11 @@ def _shard(text: str):
     return index, count
 
 
-def make_responder(spec: str, solver=None, options=None):
-    """``rules``, ``llm:same`` (the solver's own engine) or ``llm:<backend spec>``."""
-    from mira_math.eval.backends.base import GenParams
-
-    if spec == "rules":
-        from mira_math.game.responders.rules import RulesResponder
-
-        return RulesResponder()
-    kind, _, rest = spec.partition(":")
-    if kind != "llm" or not rest:
-        raise ValueError(f"unknown responder {spec!r}: use rules, llm:same or llm:KIND:MODEL")
-    from mira_math.eval.llm_responder import LLMResponder
-    from mira_math.eval.solvers import make_backend
-
-    if rest == "same":
-        backend = getattr(solver, "backend", None)
-        if backend is None:
-            raise ValueError("llm:same needs a model solver")
-    else:
-        backend = make_backend(rest, **(options or {}))
-    return LLMResponder(backend, GenParams(temperature=0.0, max_tokens=256))
-
-
 def cmd_eval(args: argparse.Namespace) -> int:
+    from mira_math.eval.assemble import RunSpec, assemble
     from mira_math.eval.backends.base import GenParams
-    from mira_math.eval.runner import RunConfig, data_files, load_data, run
-    from mira_math.eval.solvers import make_solver
+    from mira_math.eval.runner import run
+    from mira_math.eval.selection import data_files, load_data
 
     options = {"tensor_parallel_size": args.tensor_parallel_size, "max_model_len": args.max_model_len,
                "gpu_memory_utilization": args.gpu_memory_utilization,
@@ -166,7 +143,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                   f"({', '.join(blind)}); it will decline there. Use --responder llm:... or "
                   f"--condition oracle-hint for them (docs/reference_import.md).", file=sys.stderr)
     params = GenParams(temperature=args.temperature, max_tokens=args.max_tokens)
-    scripted = args.solver in SCRIPTED_SOLVERS and args.solver not in SAMPLING_SOLVERS
+    scripted = args.solver in SCRIPTED and not SCRIPTED[args.solver].samples
     refused = epochs_refusal(args, scripted)
     if refused:
         print(f"mira-math eval: {refused}", file=sys.stderr)
@@ -175,9 +152,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"warning: --temperature and --max-tokens do not change the scripted solver "
               f"{redact_text(args.solver)!r}: this run is the same run (same run_hash) as one without them",
               file=sys.stderr)
+    spec = RunSpec(
+        solver=args.solver, responder=args.responder, params=params, backend_options=options,
+        regime=args.regime, condition=args.condition.replace("-", "_"), protocol=args.protocol,
+        run_seed=args.seed, epochs=args.epochs, reasoning_history=args.reasoning_history,
+        selection={"families": args.families, "ids": args.ids, "limit": args.limit,
+                   "shard": list(args.shard) if args.shard else None,
+                   **({"sample": [args.sample, args.sample_seed]} if args.sample else {})})
     try:
-        solver = make_solver(args.solver, params, **options)
-        responder = make_responder(args.responder, solver, options)
+        built = assemble(spec, solver_spec=redact_text(args.solver), responder_spec=redact_text(args.responder))
     except ImportError as err:
         kind = args.solver.partition(":")[0]
         hint = install_hint(kind)
@@ -192,19 +175,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             problem = str(clearer)
         print(f"mira-math eval: {problem}", file=sys.stderr)
         return 2
-    config = RunConfig(
-        solver=redact_text(args.solver), responder=redact_text(args.responder), regime=args.regime,
-        condition=args.condition.replace("-", "_"), protocol=args.protocol,
-        solver_params={} if scripted else ({"temperature": args.temperature}
-                                           if args.solver in SAMPLING_SOLVERS
-                                           else getattr(solver, "params", params).as_dict()),
-        run_seed=args.seed, epochs=args.epochs, reasoning_history=args.reasoning_history,
-        responder_params={} if args.responder == "rules" else {"temperature": 0.0, "max_tokens": 256},
-        selection={"families": args.families, "ids": args.ids, "limit": args.limit,
-                   "shard": list(args.shard) if args.shard else None,
-                   **({"sample": [args.sample, args.sample_seed]} if args.sample else {})})
     try:
-        result = run(args.out, selection, config, solver, responder, argv=redact_argv(sys.argv),
+        result = run(args.out, selection, built.config, built.solver, built.responder, argv=redact_argv(sys.argv),
                      resume=args.resume, retry_errors=args.retry_errors, window=args.window,
                      concurrency=args.concurrency or 16)
     except ValueError as err:  # e.g. the split repeats a four-shot example
@@ -241,7 +213,7 @@ def epochs_refusal(args: argparse.Namespace, deterministic: bool) -> str:
         return (f"--epochs {args.epochs}: the scripted solver {args.solver!r} is deterministic, so "
                 "every epoch would be the same; use --solver sampler --temperature T (T > 0) or a model")
     if args.temperature == 0.0:
-        if args.solver in SAMPLING_SOLVERS:
+        if args.solver in SCRIPTED and SCRIPTED[args.solver].samples:
             return f"--epochs {args.epochs}: the sampler at --temperature 0 is deterministic; give T > 0"
         print(f"warning: --epochs {args.epochs} at --temperature 0: greedy decoding gives (nearly) "
               "the same sample every epoch; pass@k and the spread will say little", file=sys.stderr)
@@ -249,7 +221,8 @@ def epochs_refusal(args: argparse.Namespace, deterministic: bool) -> str:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from mira_math.eval.score_output import render_table, write_scores
+    from mira_math.eval.scores_file import write_scores
+    from mira_math.eval.tables import render_table
     from mira_math.eval.scoring import score
 
     if args.out is not None and args.out.exists() and not args.out.is_dir():
@@ -276,8 +249,8 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def prices_from(args: argparse.Namespace):
-    """The ``--price-in/--price-out/--prices`` options as :class:`eval.results.Prices`."""
-    from mira_math.eval.results import Prices
+    """The ``--price-in/--price-out/--prices`` options as :class:`mira_math.eval.tables.Prices`."""
+    from mira_math.eval.tables import Prices
 
     return Prices.from_options(getattr(args, "price_in", None), getattr(args, "price_out", None),
                                getattr(args, "prices", None))
@@ -345,7 +318,7 @@ def add_commands(sub) -> None:
     """Add ``eval``, ``score``, ``report`` and ``audit`` to ``mira-math``'s subparsers ``sub``."""
     e = sub.add_parser("eval", help="run a solver against a responder on a split")
     e.add_argument("--solver", required=True, metavar="SPEC",
-                   help=" | ".join(("reference", "noask", "sampler", *(b.spec for b in BACKENDS.values()))))
+                   help=" | ".join((*SCRIPTED, *(b.spec for b in BACKENDS.values()))))
     e.add_argument("--responder", default="rules", metavar="SPEC", help="rules | llm:same | llm:KIND:MODEL")
     e.add_argument("--regime", choices=["zs", "4s"], default="zs", help="zero-shot or four-shot prompt")
     e.add_argument("--condition", choices=["standard", "oracle-hint"], default="standard",

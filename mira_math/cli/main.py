@@ -141,7 +141,7 @@ def _main(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args))
     except MiraError as err:  # bad data, a refused run, ...: one line, no traceback
-        from mira_math.eval.runner import RunRateLimited, RunStopped
+        from mira_math.eval.errors import RunRateLimited, RunStopped
 
         full = _disk_full(err)
         if full:

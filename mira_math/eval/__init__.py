@@ -1,7 +1,8 @@
-"""The evaluation harness: solvers (scripted, vLLM, transformers, OpenAI-compatible APIs),
-responders (the deterministic ``rules`` responder and an LLM responder), the interaction
-protocol and episode state machine, the run directory with its manifest and transcripts, and
-scoring, audit and reports computed from transcripts alone (docs/benchmark.md §6-§8).
+"""The evaluation harness: solvers (scripted, vLLM, transformers, OpenAI-compatible APIs) and the
+LLM responder behind typed seams (:mod:`.seams`), assembled by :mod:`.assemble`; the runner's
+schedulers driving the game's episodes; the run directory (:mod:`.rundir`); and scoring, tables,
+audit, comparison, reports and the viewer computed from transcripts alone (docs/benchmark.md
+§6-§8).
 
-The data layer (``generators``, ``verifiers``) never imports this package; ``mira_math.cli`` and the
-protocol functions of ``mira_math`` do."""
+The data layer (``generators``, ``verifiers``) and the rules of the game (``game``) never import
+this package; ``mira_math.cli`` and ``mira_math.integrations`` do."""

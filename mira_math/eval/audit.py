@@ -15,14 +15,16 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from mira_math.eval.rundir import AUDIT_JSON
-from mira_math.eval.scoring import fixed, json_value, load_records
+from mira_math.eval.metrics import fixed
+from mira_math.eval.rundir.files import AUDIT_JSON
+from mira_math.eval.rundir.transcripts import load_records
+from mira_math.eval.scoring import json_value
 from mira_math.generators.schema import Instance
 
 # logged / rules; "offer/other_offer": both offer, but different lines
 OUTCOMES = ("offer/offer", "offer/other_offer", "offer/decline", "decline/offer", "decline/decline")
 
-Decide = Callable[[Any], Any]   # eval.responders.base.ResponderTurn -> ResponderResult
+Decide = Callable[[Any], Any]   # mira_math.game.responders.base.ResponderCall -> ResponderResult
 
 
 @dataclass(frozen=True)
@@ -72,14 +74,14 @@ def outcome(logged: Tuple[str, Optional[str]], rules: Tuple[str, Optional[str]])
 def audit_records(records: Sequence[Tuple[Mapping[str, Any], Instance]], decide: Decide,
                   run: str = "") -> AuditResult:
     """Pure: compare every logged responder turn of ``records`` with ``decide``."""
-    from mira_math.game.responders.base import ResponderTurn
+    from mira_math.game.responders.base import ResponderCall
 
     result = AuditResult(run)
     for transcript, inst in records:
         replies = [t for t in transcript.get("turns") or [] if t.get("role") == "responder"]
         for index, turn in enumerate(replies):
             request = turn.get("request") or ""
-            ruled = decide(ResponderTurn(list(inst.responder), request, inst.family, 0))
+            ruled = decide(ResponderCall(list(inst.responder), request, inst.family, 0))
             logged = (turn.get("decision"), turn.get("quoted_constraint") if turn.get("decision") == "offer" else None)
             rules = (ruled.decision, ruled.quoted_constraint if ruled.decision == "offer" else None)
             kind = outcome(logged, rules)

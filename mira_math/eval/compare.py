@@ -19,7 +19,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from mira_math.eval import stats
 from mira_math.eval.metrics import pct
-from mira_math.eval.scoring import InstanceStats, RunInfo, assign_labels, group_runs, load_run
+from mira_math.eval.rundir.files import ScoringError
+from mira_math.eval.rundir.runs import RunInfo, assign_labels, group_runs
+from mira_math.eval.rundir.transcripts import InstanceStats
+from mira_math.eval.scoring import load_run
 
 OUTCOMES: Dict[str, Callable[[InstanceStats], bool]] = {
     "accuracy": lambda s: s.correct,
@@ -109,8 +112,6 @@ def compare(run_a: Path, run_b: Path) -> Comparison:
     """``mira-math compare RUN_A RUN_B``: each argument one run directory (or a shard of one)."""
     infos = group_runs([Path(run_a), Path(run_b)])
     if len(infos) != 2:
-        from mira_math.eval.scoring import ScoringError
-
         raise ScoringError(f"{run_a} and {run_b} are one run (its shards): compare two runs")
     assign_labels(infos)
     return compare_runs(*infos)
@@ -138,11 +139,11 @@ HEADER = ["metric", "group", "shared", "A %", "B %", "A - B (points)", "95% CI",
 
 
 def render(c: Comparison) -> str:
-    from mira_math.eval.score_output import _table
+    from mira_math.eval.tables import text_table
 
     lines = [f"A: {c.label_a}", f"B: {c.label_b}",
              f"shared instances: {c.rows[0].n if c.rows else 0} (only in A: {c.only_a}, only in B: {c.only_b})",
-             "", _table(HEADER, table_rows(c)), "",
+             "", text_table(HEADER, table_rows(c)), "",
              "interval: Newcombe's paired score interval (one epoch each), else the normal interval of "
              "the mean per-instance difference; p: McNemar's exact test (a sign test over instances "
              "with several epochs); no correction for the many groups"]

@@ -18,7 +18,8 @@ import re
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from mira_math.eval.scoring import RunScores, fixed
+from mira_math.eval.metrics import fixed
+from mira_math.eval.scoring import RunScores
 from mira_math.common.atomic import write_atomic
 from mira_math.generators.card import configs
 from mira_math.generators.publish import EVAL_TASKS

@@ -7,8 +7,9 @@ dataset files and selection options), with the manifest's instance count equal t
 selection's size. A disagreement is a :class:`ScoringError` naming the file and line.
 
 Re-verification costs little: the verifier needs an instance's answer (type, value, components)
-and its :class:`AnswerContext`, both small, so they are kept per instance (identical ones shared)
-and a verdict is memoised per (answer, context, text): a run's answers repeat.
+and its :class:`AnswerContext`, both small, so they are kept per instance (identical ones shared;
+read with the dataset, :func:`mira_math.eval.rundir.dataset.file_judges`) and a verdict is
+memoised per (answer, context, text): a run's answers repeat.
 """
 
 from __future__ import annotations
@@ -19,14 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
-from mira_math.eval.scoring import ScoringError, resolve_data_file
+from mira_math.eval.rundir.dataset import Dataset, Judge, Key, file_judges, resolve_data_file
+from mira_math.eval.rundir.files import ScoringError
 from mira_math.verifiers.parse import AnswerContext
-from mira_math.verifiers.verify import answer_context, verify_answer
-
-Key = Tuple[str, str]                       # (seed set, id)
-# answer type, value, components, then the AnswerContext's units, modulus and aliases: plain
-# values, so a judge hashes in C (the verdict memo hashes one per transcript)
-Judge = Tuple[str, str, Tuple[str, ...], Tuple[str, ...], Optional[int], Tuple[Tuple[str, str], ...]]
+from mira_math.verifiers.verify import verify_answer
 
 
 class IntegrityError(ScoringError):
@@ -40,53 +37,15 @@ class _Answer:
     components: List[str]
 
 
-def judge_of(row: Mapping[str, Any]) -> Optional[Judge]:
-    """An instance's judge (answer type, value, components, :class:`AnswerContext`'s fields) from its raw
-    JSON object, reading only what :func:`context_for` reads: the question and context, the
-    answer, and the latent's moduli (decoded only when the latent names them). None when those
-    fields cannot be read (scoring names the bad field itself)."""
-    try:
-        answer = row.get("answer") or {}
-        view = row.get("view") or {}
-        components = tuple([str(c) for c in answer.get("components") or []])
-        question, context = str(view.get("question", "")), str(view.get("context", ""))
-        latent = row.get("latent") or "{}"
-        atype, value = str(answer.get("type")), str(answer.get("value"))
-    except (ValueError, TypeError, AttributeError, RecursionError):
-        return None
-    moduli = None
-    try:
-        if '"moduli"' in latent:                # the only latent key the context reads
-            state = json.loads(latent)
-            moduli = state.get("moduli") if isinstance(state, dict) else None
-    except Exception:  # noqa: BLE001 - a context is optional (as in context_for)
-        moduli = None
-    try:
-        ctx = answer_context(question, context, components, moduli)
-        return (atype, value, components, ctx.units, ctx.modulus, ctx.aliases)
-    except (ValueError, TypeError, AttributeError, RecursionError):
-        return None
-
-
-_JUDGES: Dict[Tuple[str, str], Dict[Key, Optional[Judge]]] = {}   # scoring's file key -> judge per instance
-
-
-def _file_judges(path: Path) -> Dict[Key, Optional[Judge]]:
-    from mira_math.eval.scoring import _file_infos
-
-    digest, _ = _file_infos(path)                   # cached: parses (and judges) once per content
-    return _JUDGES[(str(path.resolve()), digest)]
-
-
 class RunGuard:
     """One run directory's checks: ids against the selection, verdicts against the verifier."""
 
-    def __init__(self, run_dir: Path, manifest: Mapping[str, Any], dataset: Any,
+    def __init__(self, run_dir: Path, manifest: Mapping[str, Any], dataset: Dataset,
                  shard: Optional[Tuple[int, int]]):
         self.where = run_dir / "manifest.json"
         self.judges: Dict[Key, Optional[Judge]] = {}
         for name in reversed(dataset.files):     # a key in two files: the first file's line wins, as in the index
-            self.judges.update(_file_judges(resolve_data_file(name, run_dir)))
+            self.judges.update(file_judges(resolve_data_file(name, run_dir)))
         selection = (manifest.get("config") or {}).get("selection") or {}
         if not isinstance(selection, dict):
             raise IntegrityError(f"{self.where}: field 'config.selection': expected an object")

@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mira_math.eval.backends.base import ChatRequest, Completion, Conversation, GenParams
 from mira_math.game.reading import split_reasoning
-from mira_math.game.responders.base import ResponderResult, ResponderTurn, decline, match_constraint
+from mira_math.game.responders.base import ResponderResult, ResponderCall, decline, match_constraint
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +67,7 @@ Your private constraints:
 Request: {request}"""
 
 
-def build_conversation(turn: ResponderTurn) -> Conversation:
+def build_conversation(turn: ResponderCall) -> Conversation:
     """The whole prompt: the rules, the private lines (one per line, unnumbered, so a model
     has no list number to echo into its quote) and the current request."""
     lines = "\n".join(turn.constraints)
@@ -270,7 +270,7 @@ def postvalidate(constraints: Sequence[str], completion: Completion) -> Responde
 # -- the responder ----------------------------------------------------------------------------
 
 class LLMResponder:
-    """Implements :class:`~eval.responders.base.Responder` over any chat backend;
+    """Implements :class:`~mira_math.game.responders.base.Responder` over any chat backend;
     ``arespond`` uses the backend's ``acomplete`` when it has one."""
 
     name = "llm"
@@ -280,11 +280,11 @@ class LLMResponder:
         self.params = params if params is not None else GenParams(temperature=0.0, max_tokens=256)
 
     @staticmethod
-    def request_for(turn: ResponderTurn) -> ChatRequest:
+    def request_for(turn: ResponderCall) -> ChatRequest:
         return ChatRequest(conversation=build_conversation(turn), seed=turn.seed,
                            json_schema=REPLY_SCHEMA)
 
-    def respond(self, turns: Sequence[ResponderTurn]) -> List[ResponderResult]:
+    def respond(self, turns: Sequence[ResponderCall]) -> List[ResponderResult]:
         turns = list(turns)
         results: List[Optional[ResponderResult]] = [None] * len(turns)
         asked = [i for i, t in enumerate(turns) if t.constraints]
@@ -300,7 +300,7 @@ class LLMResponder:
                 results[i] = postvalidate(turns[i].constraints, completion)
         return [r for r in results if r is not None]
 
-    async def arespond(self, turn: ResponderTurn) -> ResponderResult:
+    async def arespond(self, turn: ResponderCall) -> ResponderResult:
         if not turn.constraints:
             return decline(["no private constraints"])
         request = self.request_for(turn)

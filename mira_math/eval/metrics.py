@@ -2,7 +2,7 @@
 its definition and how a table shows it. ``score`` computes the rows in order, ``scores.json``
 and the CSV write them in that order, and the terminal table and the report show the rows
 that have a ``column``. A new metric is a new row here (and, if it needs a new per-transcript
-count, a column of :data:`COLUMNS` filled in :func:`eval.scoring.stats_row`).
+count, a column of :data:`COLUMNS` and its value in :data:`mira_math.eval.scoring.COLUMN_VALUES`).
 
 A group's totals are the sums of integer columns over its transcripts, plus the per-instance
 sums (instances are the clusters when a run has several epochs): every value is exact.
@@ -17,7 +17,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tupl
 from mira_math.eval import stats
 
 # the integer columns summed per group (one row per transcript); fractions are scaled to a
-# common denominator first (see eval.scoring.Scales)
+# common denominator first (see mira_math.eval.scoring.Scales)
 COLUMNS = ("errored", "scored", "correct", "requests", "offers", "canonical", "first_canonical",
            "first_offer", "with_offer", "before_first", "format_errors", "format_instances",
            "responder_errors", "raw_fallbacks", "tokens", "answered", "unreadable", "fallback",
@@ -25,7 +25,7 @@ COLUMNS = ("errored", "scored", "correct", "requests", "offers", "canonical", "f
            "nc_unreadable", "cw_unreadable", "noncanonical", "noncanonical_instances",
            "prompt_tokens", "completion_tokens", "reasoning_tokens", "usage_turns",
            "reasoning_turns", "solver_turns")
-C = {name: i for i, name in enumerate(COLUMNS)}
+COLUMN_INDEX = {name: i for i, name in enumerate(COLUMNS)}   # a column's place in a row
 
 
 # ------------------------------------------------------------------ exact formatting
@@ -69,7 +69,7 @@ class Totals:
     epochs: Dict[int, Tuple[int, int]]
 
     def __getitem__(self, name: str) -> int:
-        return self.sums[C[name]]
+        return self.sums[COLUMN_INDEX[name]]
 
     @property
     def n(self) -> int:
@@ -373,6 +373,6 @@ def summed(values: Iterable[Sequence[int]], width: int) -> List[int]:
     return out
 
 
-__all__ = ["C", "COLUMNS", "DEFINITIONS", "GroupMetrics", "METRICS", "METRIC_ROWS", "Metric", "ROWS",
+__all__ = ["COLUMNS", "COLUMN_INDEX", "DEFINITIONS", "GroupMetrics", "METRICS", "METRIC_ROWS", "Metric", "ROWS",
            "TABLE_ROWS", "Totals", "compute", "cost", "fixed", "num", "pct", "proportion", "share",
            "summed", "table_cells", "table_header"]

@@ -2,7 +2,7 @@
 
 ``report(run_dirs, out_dir)`` groups the directories into runs (declared shards merged), reuses
 each run's ``scores.json`` when it matches the run's files (see
-:func:`eval.score_output.cached_scores`) and scores the others without writing into the run
+:func:`mira_math.eval.scores_file.cached_scores`) and scores the others without writing into the run
 directories, then writes into ``out_dir``:
 
 * ``report.md``: the runs (full spec, split, decoding, status), overall metrics, accuracy (95%
@@ -29,12 +29,14 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from mira_math.eval.compare import HEADER as COMPARE_HEADER, Comparison, compare_runs
 from mira_math.eval.compare import table_rows as compare_rows
-from mira_math.eval.results import Prices, main_header, main_rows, md_table, write_results
-from mira_math.eval.score_output import (SUMMARY_HEADER, USAGE_HEADER, cached_scores, summary_row, trace_cell,
-                                         usage_rows)
 from mira_math.common.extras import install_command, installed
-from mira_math.eval.scoring import (DEFINITIONS, GroupMetrics, RunScores, assign_labels, fixed,
-                          group_runs, pair_regimes, pct, score_run, short_spec)
+from mira_math.eval.metrics import DEFINITIONS, GroupMetrics, fixed, pct
+from mira_math.eval.rundir.runs import assign_labels, group_runs, short_spec
+from mira_math.eval.scores_file import cached_scores
+from mira_math.eval.scoring import RunScores, pair_regimes, score_run
+from mira_math.eval.tables import (SUMMARY_HEADER, USAGE_HEADER, Prices, accuracy_table, delta_pairs,
+                                   delta_tables, group_names, main_header, main_rows, md_table, per_run_table,
+                                   run_table, summary_row, trace_cell, usage_rows, write_results)
 
 FIGURES_NEED = f"figures need matplotlib ({install_command('report')})"
 
@@ -83,11 +85,6 @@ def _chance(m: Optional[GroupMetrics]) -> float:
     """The chance mark of a bar: a blind guess's expected accuracy over the bar's instances,
     where any of them has a finite answer set (else no mark: nan)."""
     return float("nan") if m is None or not m.chance_n else _pct_value(m, "chance_all")
-
-
-def _group_names(scores: Sequence[RunScores], kind: str) -> List[str]:
-    names = {g.group for s in scores for g in s.groups if g.kind == kind}
-    return sorted(names, key=lambda n: (int(n), n) if n.isdigit() else (0, n))
 
 
 # ------------------------------------------------------------------ figures
@@ -183,7 +180,7 @@ def draw_accuracy(ax, scores: Sequence[RunScores]) -> None:
 
 def draw_by(kind: str, title: str) -> Callable[..., None]:
     def draw(ax, scores: Sequence[RunScores]) -> None:
-        names = _group_names(scores, kind)
+        names = group_names(scores, kind)
         _bars(ax, names, _accuracy_series(scores, kind, names))
         ax.set_xlabel(kind)
         ax.set_title(title)
@@ -226,7 +223,7 @@ def draw_heatmap(ax, scores: Sequence[RunScores]) -> None:
     import numpy as np
     from matplotlib.patches import Patch, Rectangle
 
-    families = _group_names(scores, "family")
+    families = group_names(scores, "family")
     grid = np.array([[_pct_value(s.group("family", f)) for s in scores] for f in families], dtype=float)
     image = ax.imshow(np.ma.masked_invalid(grid), cmap="viridis", vmin=0, vmax=100, aspect="auto")
     missing = False
@@ -251,15 +248,11 @@ def draw_heatmap(ax, scores: Sequence[RunScores]) -> None:
                   bbox_to_anchor=(0.0, 1.0), frameon=False, borderaxespad=0.2)
 
 
-def _delta_pairs(scores: Sequence[RunScores]) -> List[RunScores]:
-    return [s for s in scores if s.deltas and s.run.regime == "4s"]
-
-
 def draw_deltas(ax, scores: Sequence[RunScores]) -> None:
     """Per-family four-shot minus zero-shot accuracy (points), one bar per run pair."""
     import numpy as np
 
-    pairs = _delta_pairs(scores)
+    pairs = delta_pairs(scores)
     if not pairs:
         ax.text(0.5, 0.5, "no run is given in both regimes", ha="center", va="center", fontsize=11,
                 transform=ax.transAxes)
@@ -326,10 +319,10 @@ FIGURES = [
     Figure("fig_accuracy_by_difficulty.png", "Accuracy by difficulty (Figure 4)",
            draw_by("difficulty", "Accuracy (%) by difficulty, 95% Wilson CI"), lambda sc: _bar_width(sc, 3)),
     Figure("fig_family_heatmap.png", "Family x run accuracy heatmap", draw_heatmap,
-           lambda sc: (4.5 + 1.3 * len(sc), 2.2 + 0.32 * len(_group_names(sc, "family")))),
+           lambda sc: (4.5 + 1.3 * len(sc), 2.2 + 0.32 * len(group_names(sc, "family")))),
     Figure("fig_fewshot_deltas.png", "Four-shot minus zero-shot accuracy by family", draw_deltas,
-           lambda sc: (8.0, 2.0 + (0.3 * len(_group_names(sc, "family")) if _delta_pairs(sc) else 1.0)),
-           lambda sc: bool(_delta_pairs(sc))),
+           lambda sc: (8.0, 2.0 + (0.3 * len(group_names(sc, "family")) if delta_pairs(sc) else 1.0)),
+           lambda sc: bool(delta_pairs(sc))),
     Figure("fig_request_quality.png", "Request quality (canonical vs any offer)", draw_requests,
            lambda sc: (max(8.0, 1.0 + 1.8 * len(sc)), 5.0)),
     Figure("fig_trace_decomposition.png", "Trace decomposition", draw_trace,
@@ -352,50 +345,6 @@ def save_figure(fig: Figure, scores: Sequence[RunScores], path: Path) -> None:
 
 
 # ------------------------------------------------------------------ markdown
-
-def acc_cell(m: Optional[GroupMetrics]) -> str:
-    """Accuracy [95% Wilson CI] (n), and the blind-guess chance over the same n instances
-    (instances without a finite answer set count 0)."""
-    if m is None or m.accuracy is None:
-        return "not evaluated"
-    text = f"{pct(m.accuracy)} [{pct(m.accuracy_ci_low)}, {pct(m.accuracy_ci_high)}] (n={m.n})"
-    return text + (f" (chance {pct(m.chance_all)})" if m.chance_n else "")
-
-
-def accuracy_table(scores: Sequence[RunScores], kind: str) -> str:
-    names = _group_names(scores, kind)
-    rows = [[n] + [acc_cell(s.group(kind, n)) for s in scores] for n in names]
-    return md_table([kind] + [s.label for s in scores], rows)
-
-
-def run_table(scores: Sequence[RunScores]) -> str:
-    rows = []
-    for s in scores:
-        r = s.run
-        responder = "none (oracle hint)" if r.condition == "oracle_hint" else f"`{r.get('responder')}`"
-        shards = "-" if r.shard_count is None else f"{len(r.shards_present)}/{r.shard_count}"
-        rows.append([s.label, f"`{r.get('solver')}`", responder, r.regime, r.condition,
-                     r.get("protocol", "paper"), r.split, r.dataset_checksum[:12] or "-", r.decoding,
-                     ", ".join(d.name for d in r.dirs), shards, r.run_hash[:12], str(r.transcripts),
-                     str(r.expected), r.status])
-    return md_table(["run", "solver", "responder", "regime", "condition", "protocol", "split (seed sets)",
-                     "dataset sha256", "decoding", "directories", "shards", "run_hash", "transcripts",
-                     "selected", "status"], rows)
-
-
-def per_run_table(s: RunScores) -> str:
-    rows = [[f"{g.kind}: {g.group}"] + summary_row(g.metrics) for g in s.groups]
-    return md_table(["group"] + SUMMARY_HEADER[1:], rows)
-
-
-def delta_tables(scores: Sequence[RunScores]) -> List[str]:
-    out = []
-    for s in _delta_pairs(scores):
-        rows = [[d.group, pct(d.zero_shot), pct(d.four_shot), pct(d.delta)] for d in s.deltas]
-        out.append(f"**{s.label}** minus **{s.paired_with}** (percentage points):\n\n"
-                   + md_table(["group", "zero-shot %", "four-shot %", "delta"], rows))
-    return out
-
 
 def comparison_tables(comparisons: Sequence[Comparison]) -> List[str]:
     out = []

@@ -6,15 +6,18 @@ scripted ones: ``reference`` (asks for the canonical slot by
 its identifier, then answers with the family's exact solver applied to the offered line: an
 upper bound and an end-to-end check), ``noask`` (answers 0 at once: a lower bound) and
 ``sampler`` (the reference solver with seeded randomness at ``--temperature``: offline epochs).
+A new scripted solver is a class here and one line in :data:`mira_math.eval.solver_kinds.SCRIPTED`.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, cast
 
-from mira_math.eval.backends.base import ChatBackend, ChatRequest, Completion, GenParams
+from mira_math.eval.backends.base import AsyncChatBackend, ChatBackend, ChatRequest, Completion, GenParams
 from mira_math.eval.backends.registry import capabilities_of, make_backend
+from mira_math.eval.seams import Solver
+from mira_math.eval.solver_kinds import SCRIPTED
 from mira_math.game.messages import SolverCall
 from mira_math.game.reading import STOP_SEQUENCES
 from mira_math.generators import registry
@@ -32,7 +35,8 @@ class ModelSolver:
         return self.backend.complete([ChatRequest(c.conversation, c.seed) for c in calls], self.params)
 
     async def agenerate(self, call: SolverCall) -> Completion:
-        return await self.backend.acomplete(ChatRequest(call.conversation, call.seed), self.params)  # type: ignore[attr-defined]
+        backend = cast(AsyncChatBackend, self.backend)   # called only when is_async (its capabilities)
+        return await backend.acomplete(ChatRequest(call.conversation, call.seed), self.params)
 
     @property
     def is_async(self) -> bool:
@@ -122,11 +126,24 @@ class SamplerSolver:
 
 
 def make_solver(spec: str, params: Optional[GenParams] = None, backend: Optional[ChatBackend] = None,
-                **options: Any) -> Any:
-    if spec == "reference":
-        return ReferenceSolver()
-    if spec == "noask":
-        return NoAskSolver()
-    if spec == "sampler":
-        return SamplerSolver((params or GenParams()).temperature)
+                **options: Any) -> Solver:
+    """A scripted solver by name (:data:`SCRIPTED`), else a model solver over the backend the
+    spec names (``KIND:MODEL``, :mod:`mira_math.eval.backends.registry`)."""
+    scripted = SCRIPTED.get(spec)
+    if scripted is not None:
+        return cast(Solver, scripted.create(params or GenParams()))
     return ModelSolver(spec, backend or make_backend(spec, **options), params or GenParams())
+
+
+def recorded_params(spec: str, solver: Solver, params: GenParams) -> Dict[str, Any]:
+    """The solver's decoding as the run's config records it: a scripted solver's own (none for
+    a deterministic one), a model solver's parameters as sent (stop sequences included)."""
+    scripted = SCRIPTED.get(spec)
+    if scripted is not None:
+        return scripted.recorded(params)
+    sent = solver.params if isinstance(solver, ModelSolver) else getattr(solver, "params", params)
+    return sent.as_dict()
+
+
+__all__ = ["ModelSolver", "NoAskSolver", "ReferenceSolver", "SCRIPTED", "SamplerSolver", "make_solver",
+           "recorded_params"]

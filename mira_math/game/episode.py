@@ -1,5 +1,5 @@
 """One instance's episode: the conversation, the transcript, and the protocol state, advanced
-by the pure functions of :mod:`eval.protocol`. Schedulers only move completions in and out."""
+by the pure functions of :mod:`mira_math.game.protocol`. Schedulers only move completions in and out."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from mira_math.game import protocol
 from mira_math.game.reading import Action, Reading, read_message
 from mira_math.game.prompts import initial_conversation, reply_message
 from mira_math.game.responders.base import ResponderResult
-from mira_math.game.responders.base import ResponderTurn as ResponderCall
+from mira_math.game.responders.base import ResponderCall
 from mira_math.game.messages import RUN_SEED, Completion, SolverCall, request_seed
 from mira_math.game.transcript import ResponderTurn, SolverTurn, Transcript, estimate_tokens
 from mira_math.generators.schema import Instance
@@ -25,7 +25,7 @@ REASONING_HISTORY = ("drop", "keep")
 class Episode:
     def __init__(self, inst: Instance, *, solver: str, responder: str, regime: str,
                  condition: str = "standard", ask_first: bool = False, run_seed: int = RUN_SEED,
-                 reasoning_history: str = "drop"):
+                 reasoning_history: str = "drop", epoch: int = 0):
         if reasoning_history not in REASONING_HISTORY:
             raise ValueError(f"reasoning_history {reasoning_history!r}: use one of {REASONING_HISTORY}")
         self.reasoning_history = reasoning_history
@@ -36,11 +36,16 @@ class Episode:
         self.transcript = Transcript(
             id=inst.id, family=inst.family, type=inst.type, difficulty=inst.difficulty,
             budget=self.state.budget, solver=solver, responder=responder, regime=regime,
-            condition=condition)
+            condition=condition, epoch=epoch)
         self._turn = 0
         self._pending_request: Optional[str] = None
         self._started = time.perf_counter()
         self._canonical = {h.constraint for h in inst.hints}
+
+    @property
+    def epoch(self) -> int:
+        """Which of the run's samples of this instance (``--epochs``); its transcript records it."""
+        return self.transcript.epoch
 
     @property
     def done(self) -> bool:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 TRANSCRIPT_VERSION = "1"
+OMIT_DEFAULT = "omit_default"      # a field's metadata key: not written while it holds its default
 
 
 @dataclass
@@ -73,6 +74,9 @@ class Transcript:
     wall_s: float = 0.0
     error: Optional[Dict[str, Any]] = None            # backend failure after retries
     version: str = TRANSCRIPT_VERSION
+    # which of the run's samples of this instance (``--epochs``): written last and only when
+    # > 0, so a one-epoch run's lines are the bytes they were before epochs existed
+    epoch: int = field(default=0, metadata={OMIT_DEFAULT: True})
 
     def to_json_line(self) -> str:
         """Strict JSON: a non-finite float (NaN from some model's JSON) is written as null."""
@@ -82,12 +86,32 @@ class Transcript:
             return _ENCODER.encode(_finite(json.loads(_LOOSE.encode(self)))) + "\n"
 
 
+_LAYOUT: Dict[type, Tuple[Tuple[str, ...], Tuple[Tuple[str, Any], ...]]] = {}
+
+
+def _layout(cls: type) -> Tuple[Tuple[str, ...], Tuple[Tuple[str, Any], ...]]:
+    """A dataclass's field names in order, and the (name, default) of those marked
+    :data:`OMIT_DEFAULT` (read once per class)."""
+    found = _LAYOUT.get(cls)
+    if found is None:
+        every = fields(cls)
+        found = _LAYOUT[cls] = (tuple(f.name for f in every),
+                                tuple((f.name, f.default) for f in every if f.metadata.get(OMIT_DEFAULT)))
+    return found
+
+
 def _fields_of(obj: Any) -> Dict[str, Any]:
     """A dataclass as a shallow dict of its fields, in declaration order: the JSON encoder walks
     the values itself, so nothing is deep-copied (``dataclasses.asdict`` copies every turn).
-    Generic over fields, so a field added to a turn is written without touching this."""
+    Generic over fields, so a field added to a turn is written without touching this; a field
+    marked :data:`OMIT_DEFAULT` is left out while it holds its default."""
     if is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: getattr(obj, f.name) for f in fields(obj)}
+        names, optional = _layout(type(obj))
+        out = {name: getattr(obj, name) for name in names}
+        for name, default in optional:
+            if out[name] == default:
+                del out[name]
+        return out
     raise TypeError(f"cannot write {type(obj).__name__} in a transcript")
 
 

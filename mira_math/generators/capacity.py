@@ -6,20 +6,26 @@ The limit is *computed by generating the splits*: the public release, then held-
 ``capacity-probe-1``, ``capacity-probe-2``, ... each disjoint from all before it, with the
 build's own rules (answer-share cap, balanced answers, ``MAX_RESEEDS`` per slot), until a slot
 cannot be filled or ten held-out splits exist. The table is committed (``capacity.json``),
-printed into the card, and read by ``mira-math generate`` before it starts.
+written into the card (:func:`render_card`: its capacity table and its composition table are
+generated, never edited by hand), and read by ``mira-math generate`` before it starts.
 
-Run ``python -m generators.capacity`` to recompute it after a generator change.
+``python -m mira_math.generators.capacity`` recomputes the table after a generator change and
+rewrites the card's tables; ``--families NAME ...`` measures only those (a new family) and keeps
+the other rows; ``--card`` only rewrites the card from the committed table.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Set
+from typing import Callable, Dict, List, Optional, Sequence, Set
 
 from mira_math.generators import registry
 from mira_math.generators.build import GENERATOR_VERSION, GenerationError, build_split, instance_keys
+from mira_math.generators.layout import CARD_SOURCE
 from mira_math.generators.seeds import PUBLIC, SeedSet
 
 TABLE = Path(__file__).resolve().parent / "capacity.json"
@@ -132,11 +138,81 @@ def capacity_report(families: Sequence[str], per_type: Dict[str, int],
     return lines
 
 
-def main() -> None:
-    rows = measure_all()
-    write_table(rows)
-    print(markdown(rows), end="")
+# ------------------------------------------------------------------ the card's generated tables
+
+_CAPACITY_HEADER = "| family | held-out splits of 20/50 | disjoint instances generated (d=1 / 2 / 3) |\n"
+_COMPOSITION = {"A": "| A (fixed slot) | ", "B": "| B (variable slot) | "}
+
+
+class CardError(ValueError):
+    """The card lacks a table this module writes (its header was edited away)."""
+
+
+def _literal(text: str) -> Callable[["re.Match[str]"], str]:
+    """A replacement for ``re.sub`` that inserts ``text`` as is (no backslash escapes)."""
+    return lambda _match: text
+
+
+def render_card(card: str, rows: Sequence[Capacity], families: Optional[Sequence[str]] = None) -> str:
+    """``card`` (the text of ``dataset_card.md``) with its generated tables rewritten: the
+    composition table's family lists (registry order) and the capacity table (``rows``). The
+    rest of the text is kept byte for byte."""
+    names = list(families) if families is not None else registry.names()
+    for kind, start in _COMPOSITION.items():
+        line = start + ", ".join(n for n in names if registry.type_of(n) == kind) + " |"
+        card, found = re.subn("^" + re.escape(start) + ".*$", _literal(line), card, count=1,
+                              flags=re.MULTILINE)
+        if not found:
+            raise CardError(f"{CARD_SOURCE.name}: no composition row starting {start.strip()!r}")
+    at = card.find(_CAPACITY_HEADER)
+    if at < 0:
+        raise CardError(f"{CARD_SOURCE.name}: no capacity table (header {_CAPACITY_HEADER.strip()!r})")
+    end = card.find("\n\n", at)
+    end = len(card) if end < 0 else end + 1
+    return card[:at] + markdown(rows) + card[end:]
+
+
+def card_rows(path: Path = TABLE) -> List[Capacity]:
+    """The committed table's rows in registry order (a registered family missing from it is
+    an error: measure it first)."""
+    table = load_table(path)
+    missing = [n for n in registry.names() if n not in table]
+    if missing:
+        raise CardError(f"{path.name} has no row for {', '.join(missing)}: run "
+                        f"python -m mira_math.generators.capacity --families {' '.join(missing)}")
+    return [table[n] for n in registry.names()]
+
+
+def write_card(card_path: Path = CARD_SOURCE, table_path: Path = TABLE) -> bool:
+    """Rewrite the card's generated tables from the committed table; True if it changed."""
+    text = card_path.read_text(encoding="utf-8")
+    new = render_card(text, card_rows(table_path))
+    if new != text:
+        card_path.write_text(new, encoding="utf-8")
+    return new != text
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m mira_math.generators.capacity",
+                                     description="Measure held-out capacity; write capacity.json "
+                                                 "and the card's generated tables.")
+    parser.add_argument("--families", nargs="+", metavar="NAME",
+                        help="measure only these families; keep the table's other rows")
+    parser.add_argument("--card", action="store_true",
+                        help="measure nothing: rewrite the card's tables from the committed table")
+    args = parser.parse_args(argv)
+    if not args.card:
+        unknown = [n for n in args.families or () if n not in registry.names()]
+        if unknown:
+            parser.error(f"unknown family {', '.join(unknown)}")
+        kept = load_table() if args.families and TABLE.is_file() else {}
+        fresh = {c.family: c for c in measure_all(args.families or ())}
+        write_table([fresh.get(n) or kept[n] for n in registry.names() if n in fresh or n in kept])
+    changed = write_card()
+    print(markdown(card_rows()), end="")
+    print(f"{CARD_SOURCE.name}: {'tables rewritten' if changed else 'unchanged'}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

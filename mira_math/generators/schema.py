@@ -50,7 +50,7 @@ class Hint:
 
 @dataclass(frozen=True)
 class Answer:
-    type: str                                  # one of verifiers.exact.ANSWER_TYPES
+    type: str                                  # one of mira_math.verifiers.exact.ANSWER_TYPES
     value: str                                 # canonical string
     components: List[str] = field(default_factory=list)  # tuple component names, else []
 

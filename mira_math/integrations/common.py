@@ -10,9 +10,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Union
 
-from mira_math.eval.scoring import InstanceInfo, InstanceStats, group_metrics, instance_stats
+from mira_math.eval.rundir.dataset import InstanceInfo
+from mira_math.eval.rundir.transcripts import InstanceStats, instance_stats
+from mira_math.eval.scoring import group_metrics
 from mira_math.game.episode import Episode
-from mira_math.game.messages import RUN_SEED, Completion, Conversation
+from mira_math.eval.runner import play_episode, responder_step
+from mira_math.eval.seams import Responder
+from mira_math.game.messages import RUN_SEED, Completion, Conversation, SolverCall
 from mira_math.game.responders.rules import RulesResponder
 from mira_math.generators import registry
 from mira_math.generators.layout import DEFAULT_RELEASE
@@ -28,7 +32,7 @@ def release_instances(family: Optional[str] = None, type: Optional[str] = None,
     """The instances ``mira-math eval`` would run, in the same order and with the same checks
     (checksums, schema, validators): the committed release, or ``data`` (a release folder or
     a JSONL file, e.g. a held-out split); optionally one family or one type (``A``/``B``)."""
-    from mira_math.eval.runner import data_files, load_data
+    from mira_math.eval.selection import data_files, load_data
 
     if type is not None and type.upper() not in TYPES:
         raise ValueError(f"unknown type {type!r}: use A or B")
@@ -59,43 +63,29 @@ def new_episode(inst: Instance, *, solver: str, responder: str = "rules", regime
                    run_seed=run_seed)
 
 
-def make_responder(spec: str = "rules", **options: Any) -> Any:
+def make_responder(spec: str = "rules", **options: Any) -> Responder:
     """The information holder: ``rules`` (default) or ``llm:KIND:MODEL`` (e.g.
-    ``llm:openai:gpt-4o-mini@http://host:8000/v1``), built as ``mira-math eval --responder``
-    builds it (eval's :class:`~mira_math.eval.llm_responder.LLMResponder` over a chat backend,
-    temperature 0, 256 tokens). It is never trained: it only answers requests."""
-    if spec == "rules":
-        return RulesResponder()
-    kind, _, rest = spec.partition(":")
-    if kind != "llm" or not rest or rest == "same":
-        raise ValueError(f"unknown responder {spec!r}: use rules or llm:KIND:MODEL "
-                         "(llm:same needs the solver's own engine, which an RL policy is not)")
-    from mira_math.eval.backends.base import GenParams
-    from mira_math.eval.backends.registry import make_backend
-    from mira_math.eval.llm_responder import LLMResponder
+    ``llm:openai:gpt-4o-mini@http://host:8000/v1``), built by the harness's own
+    :func:`mira_math.eval.assemble.make_responder`, as ``mira-math eval --responder`` builds it.
+    It is never trained: it only answers requests. ``llm:same`` is refused: an RL policy has no
+    engine of its own to share."""
+    from mira_math.eval.assemble import make_responder as assemble_responder
 
-    return LLMResponder(make_backend(rest, **options), GenParams(temperature=0.0, max_tokens=256))
-
-
-async def respond(responder: Any, call: Any) -> Any:
-    """One responder decision, as the runner's async path asks for it."""
-    if hasattr(responder, "arespond"):
-        return await responder.arespond(call)
-    return responder.respond([call])[0]
+    if spec.partition(":")[2] == "same":
+        raise ValueError(f"responder {spec!r}: llm:same needs the solver's own engine, which an RL "
+                         "policy is not; use rules or llm:KIND:MODEL")
+    return assemble_responder(spec, options=options)
 
 
 async def play(episode: Episode, reply: Callable[[Conversation, int], Awaitable[Completion]],
-               responder: Any = None) -> Episode:
-    """Drive one episode to its end: ``reply(conversation, seed)`` gives the solver's turn, the
-    responder (default: the rules responder) answers each request."""
-    responder = responder or RulesResponder()
-    while not episode.done:
-        call = episode.solver_call()
-        completion = await reply(list(call.conversation), call.seed)
-        request = episode.on_solver(completion)
-        if request is not None:
-            episode.on_responder(await respond(responder, request))
-    return episode
+               responder: Optional[Responder] = None) -> Episode:
+    """Drive one episode to its end with the runner's own single-episode step
+    (:func:`mira_math.eval.runner.play_episode`): ``reply(conversation, seed)`` gives the solver's
+    turn, the responder (default: the rules responder) answers each request."""
+    async def generate(call: SolverCall) -> Completion:
+        return await reply(list(call.conversation), call.seed)
+
+    return await play_episode(episode, generate, responder_step(responder or RulesResponder()))
 
 
 @dataclass(frozen=True)
@@ -121,16 +111,11 @@ class RewardOptions:
         return sum(self.parts(episode).values())
 
 
-def instance_info(inst: Instance) -> InstanceInfo:
-    return InstanceInfo(inst.seed_set, inst.id, inst.family, inst.type, inst.difficulty,
-                        inst.candidate_answers or None, frozenset(h.constraint for h in inst.hints))
-
-
 def transcript_stats(episode: Episode) -> InstanceStats:
     """The scoring module's summary of the finished episode, read from its transcript as
     ``transcripts.jsonl`` stores it."""
     row = json.loads(episode.transcript.to_json_line())
-    return instance_stats(row, instance_info(episode.inst), f"transcript {episode.inst.id}")
+    return instance_stats(row, InstanceInfo.of(episode.inst), f"transcript {episode.inst.id}")
 
 
 def stats_dict(stats: InstanceStats) -> Dict[str, Any]:

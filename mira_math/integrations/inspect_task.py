@@ -27,11 +27,11 @@ from inspect_ai.scorer import (CORRECT, INCORRECT, Metric, SampleScore, Score, T
                                scorer, stderr)
 from inspect_ai.solver import Generate, TaskState, solver
 
+from mira_math.eval import assemble
 from mira_math.eval.backends.base import ChatRequest, Completion, GenParams
-from mira_math.eval.llm_responder import LLMResponder
+from mira_math.eval.seams import Responder
 from mira_math.game.messages import Conversation
 from mira_math.game.prompts import initial_conversation
-from mira_math.game.responders.rules import RulesResponder
 from mira_math.generators.schema import Instance
 from mira_math.integrations.common import (new_episode, play, record_instance, record_text,
                                            release_instances, stats_dict, stats_from_dict,
@@ -103,12 +103,14 @@ def _completion(output: ModelOutput) -> Completion:
                       error=output.error or None)
 
 
-def make_responder(spec: str) -> Any:
+def make_responder(spec: str) -> Responder:
+    """``rules``, or ``llm``: the harness's LLM responder (:func:`mira_math.eval.assemble.make_responder`)
+    on the model bound to the role ``responder``."""
+    if spec not in ("rules", "llm"):
+        raise ValueError(f"unknown responder {spec!r}: use rules or llm (the model role 'responder')")
     if spec == "rules":
-        return RulesResponder()
-    if spec == "llm":
-        return LLMResponder(RoleBackend("responder"))
-    raise ValueError(f"unknown responder {spec!r}: use rules or llm (the model role 'responder')")
+        return assemble.make_responder("rules")
+    return assemble.make_responder("llm:same", same=RoleBackend("responder"))
 
 
 # ------------------------------------------------------------------ solver

@@ -215,7 +215,7 @@ class MiraEnv(vf.Env[MiraEnvConfig]):
                     trace.record_reward(name, value)
                 trace.record_metrics({k: v for k, v in signals.items() if k != "correct"})
                 # the episode as transcripts.jsonl stores it, under the text protocol of the paper
-                trace.info["mira"] = {"protocol": "text",
+                trace.info["mira"] = {"protocol": "paper",
                                       "transcript": json.loads(played.transcript.to_json_line())}
 
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Tuple
 
 from mira_math.generators import registry
 from mira_math.reference_import.check import EXPECTED, REAL, check_instance, summarise
+from mira_math.reference_import.converters import without_source
 from mira_math.reference_import.instance import IMPORT_VERSION, Converted, convert_record
 from mira_math.reference_import.record import FormatError, read_source
 from mira_math.generators.layout import SPLIT
@@ -41,6 +42,7 @@ class ImportResult:
     checks: List[dict]
     summary: Optional[dict]
     source: dict
+    without_source: List[str] = field(default_factory=list)   # our families the paper never had
 
     @property
     def disagreements(self) -> List[dict]:
@@ -171,7 +173,8 @@ def import_reference(path: Path, check: bool = False,
         out[CHECK_REPORT] = (json.dumps(report, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
     out[README] = _readme(info, out, summary).encode("utf-8")
     out[CHECKSUMS] = manifest(out)
-    return ImportResult(out, ordered, failures, checks, summary, source)
+    return ImportResult(out, ordered, failures, checks, summary, source,
+                        without_source(registry.names()))
 
 
 def prepare_folder(out: Path) -> None:

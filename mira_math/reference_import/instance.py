@@ -1,4 +1,4 @@
-"""One source record as our :class:`~generators.schema.Instance`: the family's converter,
+"""One source record as our :class:`~mira_math.generators.schema.Instance`: the family's converter,
 then our family code completes the latent state from the solver view and the canonical hint;
 the answer is their ``global_solution`` (:func:`their_answer`)."""
 
@@ -73,6 +73,9 @@ def convert_record(rec: Record, seed_set: str) -> Converted:
     except KeyError as err:
         raise FormatError(f"{rec.id}: {err}") from None
     level = family.level(rec.difficulty)
+    if family.name not in CONVERTERS:
+        raise FormatError(f"{rec.id}: family {family.name!r} has no paper source: the reference "
+                          f"release has no such family and the importer no converter for it")
     try:
         conv = CONVERTERS[family.name](rec, level)
     except FormatError:

@@ -2,7 +2,7 @@
 
 The accepted and rejected forms are listed in ``verifiers/README.md``; each row there is a test
 in ``tests/verifiers/test_forms.py``. Every function here returns a value or raises
-:class:`Unreadable`; :func:`verifiers.verify.verify` turns that into a verdict.
+:class:`Unreadable`; :func:`mira_math.verifiers.verify.verify` turns that into a verdict.
 
 The reading is a fixed sequence of passes, each a single scan or a regex without nested
 repetition over the (at most 2,000-character) text, so it runs in linear time; the worst

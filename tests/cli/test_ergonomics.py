@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from mira_math.cli.main import build_parser, main
+from mira_math.generators.layout import DEFAULT_RELEASE
 
 ROOT = Path(__file__).resolve().parents[2]
-RELEASE = ROOT / "mira-math"
+RELEASE = DEFAULT_RELEASE
 FIXTURE = ROOT / "tests" / "fixtures" / "reference_sample.jsonl"
 
 

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import pytest
 
 import mira_math.cli.evaluation
 from mira_math.cli.main import main
 from mira_math.cli.terminal import TerminalSafe, terminal_safe
+from mira_math.generators.layout import DEFAULT_RELEASE
 
-ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "mira-math" / "data" / "bayes_missing_prior" / "test.jsonl"
+DATA = DEFAULT_RELEASE / "data" / "bayes_missing_prior" / "test.jsonl"
 EVIL = "evil\x1b[2J\x1b]0;owned\x07\x9b\x7f\rOK"
 
 

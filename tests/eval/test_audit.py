@@ -106,7 +106,7 @@ def test_no_responder_turns(tmp_path):
 
 
 def test_against_the_rules_responder_disagreeing_on_purpose(tmp_path, capsys):
-    from mira_math.game.responders.base import ResponderTurn as Call
+    from mira_math.game.responders.base import ResponderCall as Call
     from mira_math.game.responders.rules import decide
     from mira_math.cli.main import main
 
@@ -132,7 +132,7 @@ def test_against_the_rules_responder_disagreeing_on_purpose(tmp_path, capsys):
 
 
 def audit_records_from(run_dir, decide):
-    from mira_math.eval.scoring import load_records
+    from mira_math.eval.rundir import load_records
 
     loaded = load_records(run_dir)
     return audit_records(loaded.records, decide, loaded.info.label)

@@ -82,7 +82,8 @@ def test_every_registered_backend_satisfies_the_protocol_its_capabilities_claim(
         cls = getattr(importlib.import_module(module), name)   # backends import their engine lazily
         assert callable(cls.complete) and callable(cls.describe)
         assert callable(getattr(cls, "acomplete", None)) == entry.capabilities.async_calls, entry.kind
-        assert entry.extra and entry.modules and entry.spec.startswith(entry.kind + ":")
+        assert (entry.extra is None) == (not entry.modules), entry.kind   # an extra names what it installs
+        assert entry.spec.startswith(entry.kind + ":")
 
 
 def test_the_cli_help_lists_every_registered_kind():
@@ -128,6 +129,15 @@ def test_a_new_backend_is_one_registry_line(monkeypatch):
     monkeypatch.setitem(BACKENDS, "fake", entry)
     backend = make_backend("fake:anything")
     assert isinstance(backend, _Async) and backend.model == "anything" and capabilities_of(backend).async_calls
+
+
+def test_a_backend_without_a_dependency_needs_no_extra(monkeypatch):
+    """A backend in pure Python (no engine to install) is a line without an extra: it is built,
+    it passes the registry's checks and no install hint is invented for it."""
+    entry = registry.BackendKind("plain", f"{__name__}:_Batch", None, (), "plain:MODEL", Capabilities(batch=True))
+    monkeypatch.setitem(BACKENDS, "plain", entry)
+    test_every_registered_backend_satisfies_the_protocol_its_capabilities_claim()
+    assert isinstance(make_backend("plain:m"), _Batch) and registry.install_hint("plain") is None
 
 
 def test_load_without_datasets_names_the_hub_extra(monkeypatch):

@@ -16,9 +16,10 @@ from mira_math.eval.scoring import score
 from mira_math.eval.solvers import ReferenceSolver
 from mira_math.game.messages import epoch_seed
 from mira_math.game.responders.base import decline
+from mira_math.generators.layout import DEFAULT_RELEASE
 
 ROOT = Path(__file__).resolve().parents[2]
-BASE = ["--release", str(ROOT / "mira-math"), "--families", "bayes_missing_prior", "crt_reconstruction",
+BASE = ["--release", str(DEFAULT_RELEASE), "--families", "bayes_missing_prior", "crt_reconstruction",
         "--limit", "12"]
 
 
@@ -131,7 +132,7 @@ class _BrokenResponder:
 
 
 def test_responder_errors_are_counted_and_shown(tmp_path, capsys):
-    files = data_files(None, None, ROOT / "mira-math")
+    files = data_files(None, None, DEFAULT_RELEASE)
     selection = load_data(files, families=["bayes_missing_prior"], limit=4)
     result = run(tmp_path / "r", selection, RunConfig(solver="reference", responder="broken"),
                  ReferenceSolver(), _BrokenResponder(), progress=False)

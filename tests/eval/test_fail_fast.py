@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.eval.openai_stub import AttackHandler, AttackState, serve
+from mira_math.generators.layout import DEFAULT_RELEASE
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +82,7 @@ def test_a_stop_keeps_finished_episodes_names_those_in_flight_and_resume_runs_th
     from mira_math.eval.solvers import ReferenceSolver
     from mira_math.game.responders.rules import RulesResponder
 
-    full = load_data(data_files("all", None, Path(__file__).resolve().parents[2] / "mira-math"))
+    full = load_data(data_files("all", None, DEFAULT_RELEASE))
     sel = Selection(full.instances[:10], full.files, full.checksum)
     ids = [inst.id for inst in sel.instances]
 
@@ -123,11 +124,12 @@ def test_the_async_path_fsyncs_a_finished_line_while_nothing_else_finishes(tmp_p
     import os
 
     from mira_math.eval import runner
+    from mira_math.eval.rundir import writer
     from mira_math.eval.runner import RunConfig, Selection, data_files, load_data, run
     from mira_math.eval.solvers import ReferenceSolver
     from mira_math.game.responders.rules import RulesResponder
 
-    full = load_data(data_files("all", None, Path(__file__).resolve().parents[2] / "mira-math"))
+    full = load_data(data_files("all", None, DEFAULT_RELEASE))
     sel = Selection(full.instances[:2], full.files, full.checksum)
     first, second = (inst.id for inst in sel.instances)
     out = tmp_path / "run"
@@ -139,7 +141,7 @@ def test_the_async_path_fsyncs_a_finished_line_while_nothing_else_finishes(tmp_p
         path = out / "transcripts.jsonl"
         synced_lines.append(path.read_text(encoding="utf-8").count("\n") if path.exists() else 0)
 
-    monkeypatch.setattr(runner.os, "fsync", fsync)
+    monkeypatch.setattr(writer.os, "fsync", fsync)
     monkeypatch.setattr(runner, "SYNC_EVERY_S", 0.05)
     saw = {}
 
@@ -163,11 +165,26 @@ def test_the_async_path_fsyncs_a_finished_line_while_nothing_else_finishes(tmp_p
 
 # ------------------------------------------------------------------ the counting rule itself
 
-def _watch(quiet_s=30.0, streak=3):
+def _watch(quiet_s=30.0, streak=3, sleep=None):
     from mira_math.eval.backends.health import DOWN, RATE_LIMITED, FailureWatch
 
     # a clock that stands still: the quiet window is always ahead, whatever the machine's load
-    return FailureWatch({DOWN: streak, RATE_LIMITED: streak}, quiet_s, clock=lambda: 100.0)
+    return FailureWatch({DOWN: streak, RATE_LIMITED: streak}, quiet_s, clock=lambda: 100.0,
+                        **({"sleep": sleep} if sleep else {}))
+
+
+class _Slept:
+    """An injected sleep that only yields to the loop and adds up the time it was asked for:
+    the whole quiet window passes at once."""
+
+    def __init__(self):
+        self.total = 0.0
+
+    async def __call__(self, seconds: float) -> None:
+        import asyncio
+
+        self.total += seconds
+        await asyncio.sleep(0)
 
 
 def _fail(watch, seq, kind="down"):
@@ -247,11 +264,14 @@ def test_after_a_reply_a_streak_waits_for_the_quiet_window_and_a_reply_in_it_cle
 
 
 def test_a_429_storm_is_cleared_only_by_a_success_and_a_down_server_by_any_reply():
-    watch = _watch(streak=2)
+    slept = _Slept()
+    watch = _watch(streak=2, sleep=slept)
     a, b, c = watch.begin(), watch.begin(), watch.begin()
     watch.end(a, None, replied=True, succeeded=False)      # a 500 reply
     assert not watch.ever_cleared("429") and watch.ever_cleared("down")
     assert _fail(watch, b, "429") is None and _fail(watch, c, "429") == 2
+    # b was held for the whole 30 s window (c still out could have cleared it), in no real time
+    assert 29.9 < slept.total < 30.1
 
 
 # ------------------------------------------------------------------ the reply cap at the transport

@@ -30,8 +30,9 @@ from mira_math.game.responders.rules import RulesResponder
 from mira_math.eval.runner import RunConfig, Selection, TRANSCRIPTS, data_files, load_data, run
 from mira_math.eval.solvers import ReferenceSolver, make_solver
 from mira_math.game.messages import RUN_SEED, SolverCall, request_seed
+from mira_math.generators.layout import DEFAULT_RELEASE
 
-RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
+RELEASE = DEFAULT_RELEASE
 HANG_MAX_S = 12.0         # a hanging handler is released after this at the latest
 TIMEOUT_S = 4.0           # the client timeout of the hang test: well above a healthy reply
 
@@ -761,12 +762,12 @@ def test_a_full_disk_is_exit_5_with_nothing_lost_and_a_resume_hint(tmp_path, mon
     import errno as errno_mod
 
     from mira_math.cli.main import main
-    from mira_math.eval import runner
+    from mira_math.eval.rundir import writer
 
     def full(self, line):
         raise OSError(errno_mod.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(runner.TranscriptLog, "write", full)
+    monkeypatch.setattr(writer.TranscriptLog, "write", full)
     code = main(["eval", "--solver", "noask", "--limit", "3", "--out", str(tmp_path / "run")])
     err = capsys.readouterr().err
     assert code == 5 and "nothing lost" in err and "--resume" in err and "Traceback" not in err
@@ -779,11 +780,11 @@ def test_sigterm_ends_a_run_like_ctrl_c_with_the_resume_hint(tmp_path):
 
     out = tmp_path / "run"
     code = ("import os, signal, sys\n"
-            "from mira_math.eval import runner\n"
-            "real = runner.TranscriptLog.write\n"
+            "from mira_math.eval.rundir import writer\n"
+            "real = writer.TranscriptLog.write\n"
             "def write(self, line):\n"
             "    real(self, line); os.kill(os.getpid(), signal.SIGTERM)\n"
-            "runner.TranscriptLog.write = write\n"
+            "writer.TranscriptLog.write = write\n"
             "from mira_math.cli.main import main\n"
             "sys.exit(main(sys.argv[1:]))\n")
     proc = subprocess.run([sys.executable, "-c", code, "eval", "--solver", "noask", "--limit", "5",

@@ -18,9 +18,10 @@ if not hasattr(hub, "parse_eval_result_entries"):
     pytest.skip("huggingface_hub without the .eval_results helpers", allow_module_level=True)
 
 from mira_math.generators import publish as publishing  # noqa: E402
+from mira_math.generators.layout import DEFAULT_RELEASE  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
-RELEASE = ROOT / "mira-math"
+RELEASE = DEFAULT_RELEASE
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:

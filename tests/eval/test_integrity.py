@@ -8,6 +8,7 @@ import pytest
 
 from mira_math.cli.main import main
 from mira_math.eval.scoring import ScoringError, score
+from mira_math.generators.layout import DEFAULT_RELEASE
 
 
 @pytest.fixture
@@ -62,13 +63,12 @@ def test_an_edited_instance_count_is_refused(noask_run):
 def test_judges_read_from_raw_rows_are_context_for_on_every_release_instance():
     """score's judges come from the raw JSON rows (no Instance built): the answer and context
     must be the verifier's own, on every instance the release ships."""
-    from pathlib import Path
 
-    from mira_math.eval.integrity import judge_of
+    from mira_math.eval.rundir.dataset import judge_of
     from mira_math.generators.schema import instance_from_dict
     from mira_math.verifiers.verify import context_for
 
-    files = sorted((Path(__file__).resolve().parents[2] / "mira-math" / "data").glob("*/*.jsonl"))
+    files = sorted((DEFAULT_RELEASE / "data").glob("*/*.jsonl"))
     assert files
     licensed = 0
     for path in files:
@@ -105,8 +105,7 @@ def test_a_repeated_instance_line_is_judged_by_its_first_line_as_the_index_reads
     line, so re-verification must judge by the first line's answer too (it took the last)."""
     import hashlib
 
-    from mira_math.eval import integrity, scoring
-    from mira_math.generators.layout import DEFAULT_RELEASE
+    from mira_math.eval.rundir import clear_caches
 
     first = (DEFAULT_RELEASE / "data" / "bayes_missing_prior" / "test.jsonl").read_text(encoding="utf-8")
     line = json.loads(first.splitlines()[0])
@@ -120,7 +119,6 @@ def test_a_repeated_instance_line_is_judged_by_its_first_line_as_the_index_reads
     manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
     manifest["dataset"]["checksum"] = hashlib.sha256(hashlib.sha256(data.read_bytes()).digest()).hexdigest()
     (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    scoring._INFO_CACHE.clear()
-    integrity._JUDGES.clear()
+    clear_caches()
     (s,) = score([run])
     assert s.overall.n == 1 and s.overall.correct == 1

@@ -25,16 +25,17 @@ import pytest
 
 import mira_math.eval.solvers
 from mira_math.eval.runner import TRANSCRIPTS
-from mira_math.eval.score_output import scores_csv, scores_document
+from mira_math.eval.scores_file import scores_csv, scores_document
 from mira_math.eval.scoring import score
 from mira_math.eval.solvers import ReferenceSolver
 from mira_math.cli.main import main
+from mira_math.generators.layout import DEFAULT_RELEASE
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = "scripted-slow"
 TOTAL = 300
 EVAL = ["eval", "--solver", SPEC, "--responder", "rules", "--config", "all",
-        "--release", str(ROOT / "mira-math"), "--shard", "0/7", "--limit", str(TOTAL)]
+        "--release", str(DEFAULT_RELEASE), "--shard", "0/7", "--limit", str(TOTAL)]
 KILL_AT = 30              # complete transcript lines before the kill
 DEADLINE_S = 30.0         # bound on every wait for the subprocess
 VOLATILE = ("wall_s",)    # per-transcript timing; turn meta "latency_s" is dropped too

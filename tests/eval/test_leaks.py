@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from pathlib import Path
 from typing import Callable, Dict, List, Sequence, Set
 
 import pytest
@@ -29,13 +28,14 @@ from mira_math.eval.backends.base import Completion
 from mira_math.game.episode import Episode
 from mira_math.game.prompts import FINAL_TEMPLATE, LEFT_TEMPLATE, REPLY_TEMPLATE
 from mira_math.game.protocol import DECLINE_TEXT
-from mira_math.game.responders.base import ResponderTurn
+from mira_math.game.responders.base import ResponderCall
 from mira_math.eval.llm_responder import LLMResponder
 from mira_math.game.responders.rules import RulesResponder
 from mira_math.game.slots import families, line_slot, mentioned_slots
 from mira_math.generators.schema import Instance, read_jsonl
+from mira_math.generators.layout import DEFAULT_RELEASE
 
-DATA = Path(__file__).resolve().parents[2] / "mira-math" / "data"
+DATA = DEFAULT_RELEASE / "data"
 PER_FAMILY = 3
 
 
@@ -219,7 +219,7 @@ def _run_rules() -> Dict[str, list]:
         for category, templates in CORPUS.items():
             for template in templates:
                 request = ctx.fill(template)
-                (result,) = responder.respond([ResponderTurn(list(inst.responder), request, inst.family, 0)])
+                (result,) = responder.respond([ResponderCall(list(inst.responder), request, inst.family, 0)])
                 runs.append((inst, ctx, category, request, result))
     return runs
 

@@ -12,7 +12,7 @@ import pytest
 
 from mira_math.eval.backends.base import ChatRequest, Completion, GenParams
 from mira_math.game.protocol import DECLINE_TEXT
-from mira_math.game.responders.base import Responder, ResponderTurn
+from mira_math.game.responders.base import Responder, ResponderCall
 from mira_math.eval.llm_responder import (REPLY_SCHEMA, SYSTEM_PROMPT, LLMResponder, build_conversation,
                                  fallback_offer, parse_reply, postvalidate, quoted_lines,
                                  schema_errors)
@@ -48,7 +48,7 @@ class ScriptedBackend:
 
 
 def _turn(request="What is congruence 3?", constraints=LINES, seed=1234):
-    return ResponderTurn(constraints=list(constraints), request=request, family="crt_reconstruction", seed=seed)
+    return ResponderCall(constraints=list(constraints), request=request, family="crt_reconstruction", seed=seed)
 
 
 # -- post-validation ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from mira_math.cli.main import main
+from mira_math.generators.layout import DEFAULT_RELEASE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -17,8 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def runs(tmp_path_factory):
     base = tmp_path_factory.mktemp("runs")
     assert main(["eval", "--solver", "reference", "--responder", "rules", "--release",
-                 str(ROOT / "mira-math"), "--out", str(base / "reference")]) == 0
-    assert main(["eval", "--solver", "noask", "--release", str(ROOT / "mira-math"),
+                 str(DEFAULT_RELEASE), "--out", str(base / "reference")]) == 0
+    assert main(["eval", "--solver", "noask", "--release", str(DEFAULT_RELEASE),
                  "--out", str(base / "noask")]) == 0
     assert main(["score", str(base / "reference"), str(base / "noask")]) == 0
     return base
@@ -33,9 +34,9 @@ def _metric(run_dir: Path, name: str):
     raise KeyError(name)
 
 
-def test_reference_with_rules_is_perfect_on_the_whole_release(runs):
+def test_reference_with_rules_is_perfect_on_the_whole_release(runs, counts):
     rows = [json.loads(line) for line in (runs / "reference" / "transcripts.jsonl").read_text().splitlines()]
-    assert len(rows) == 2310
+    assert len(rows) == counts.total
     assert all(r["verdict"]["correct"] for r in rows)
     assert all(r["turns"][1]["decision"] == "offer" and r["turns"][1]["canonical"] for r in rows)
     assert _metric(runs / "reference", "accuracy") == 1.0
@@ -60,7 +61,7 @@ def test_report_of_the_offline_runs(runs, tmp_path):
 def test_four_shot_regime_and_oracle_condition_run(tmp_path):
     for extra in (["--regime", "4s"], ["--condition", "oracle-hint"]):
         out = tmp_path / "-".join(extra)
-        assert main(["eval", "--solver", "reference", "--release", str(ROOT / "mira-math"),
+        assert main(["eval", "--solver", "reference", "--release", str(DEFAULT_RELEASE),
                      "--families", "moment_problem", "circuit_missing_resistance", "--out", str(out),
                      *extra]) == 0
         rows = [json.loads(line) for line in (out / "transcripts.jsonl").read_text().splitlines()]
@@ -69,7 +70,7 @@ def test_four_shot_regime_and_oracle_condition_run(tmp_path):
 
 def test_eval_refuses_bad_data_before_any_model_call(tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
-    line = (ROOT / "mira-math" / "data" / "bayes_missing_prior" / "test.jsonl").read_text().splitlines()[0]
+    line = (DEFAULT_RELEASE / "data" / "bayes_missing_prior" / "test.jsonl").read_text().splitlines()[0]
     row = json.loads(line)
     del row["answer"]
     bad.write_text(line + "\n" + json.dumps(row) + "\n")

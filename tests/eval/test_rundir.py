@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from mira_math.eval import audit, runner, score_output, scoring
+from mira_math.eval import audit, runner, scores_file
+from mira_math.eval.rundir import writer
 from mira_math.eval.rundir import (MANIFEST, TRANSCRIPTS, RunDirError, declared_shard, finished_ids,
                                    read_manifest)
 from mira_math.eval.view import build
@@ -19,9 +20,8 @@ GOOD = {"run_hash": "abc", "config": {"solver": "s", "responder": "r", "regime":
 
 
 def test_every_reader_uses_the_same_file_names():
-    assert runner.MANIFEST == scoring.MANIFEST == MANIFEST
-    assert runner.TRANSCRIPTS == scoring.TRANSCRIPTS == TRANSCRIPTS
-    assert audit.AUDIT_JSON == "audit.json" and score_output.SCORES_JSON == "scores.json"
+    assert writer.MANIFEST == MANIFEST and runner.TRANSCRIPTS == writer.TRANSCRIPTS == TRANSCRIPTS
+    assert audit.AUDIT_JSON == "audit.json" and scores_file.SCORES_JSON == "scores.json"
     assert not hasattr(build, "LoadedRun")          # one LoadedRun name left: scoring's
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -13,8 +12,9 @@ from mira_math.game.responders.base import ResponderResult, decline
 from mira_math.eval.runner import RunConfig, RunError, TRANSCRIPTS, data_files, load_data, run
 from mira_math.eval.solvers import NoAskSolver, ReferenceSolver
 from mira_math.common.errors import MiraError
+from mira_math.generators.layout import DEFAULT_RELEASE
 
-RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
+RELEASE = DEFAULT_RELEASE
 
 
 class SlotResponder:
@@ -242,7 +242,7 @@ def test_transcripts_without_a_manifest_are_not_adopted(tmp_path):
 
 
 def test_the_run_directory_is_locked_for_the_runs_lifetime(tmp_path):
-    from mira_math.eval.runner import RunLock
+    from mira_math.eval.rundir import RunLock
 
     out = tmp_path / "r"
     out.mkdir()
@@ -408,7 +408,7 @@ def test_progress_lines_when_stderr_is_not_a_terminal(tmp_path, monkeypatch, cap
 def test_the_selection_streams_the_same_instances_as_the_files(tmp_path):
     """load_data keeps offsets, not instances: iterating, indexing and slicing read the lines
     again and give exactly what read_jsonl gives, in the same order."""
-    from mira_math.eval.runner import InstanceStream
+    from mira_math.eval.selection import InstanceStream
     from mira_math.generators.schema import read_jsonl
 
     files = data_files("all", None, RELEASE)[:2]

@@ -18,10 +18,11 @@ import pytest
 
 from mira_math.game.protocol import DECLINE_TEXT
 from mira_math.eval.runner import load_data
-from mira_math.eval.score_output import render_table, scores_csv, scores_document, write_scores
+from mira_math.eval.scores_file import scores_csv, scores_document, write_scores
+from mira_math.eval.tables import render_table
 from mira_math.eval.stats import wilson
-from mira_math.eval.scoring import (METRICS, ScoringError, binomial_quantiles, bootstrap_ci, fixed, score,
-                          short_spec)
+from mira_math.eval.rundir import short_spec
+from mira_math.eval.scoring import METRICS, ScoringError, binomial_quantiles, bootstrap_ci, fixed, score
 from mira_math.game.transcript import ResponderTurn, SolverTurn, Transcript
 from mira_math.cli.main import main
 from mira_math.generators.schema import read_jsonl
@@ -562,20 +563,21 @@ def test_cli_reports_scoring_errors(tmp_path, capsys):
     assert "manifest.json: missing" in capsys.readouterr().err
 
 
-def test_scoring_does_not_import_its_output_module():
-    """eval.scoring computes, eval.score_output writes: one direction only (no import cycle)."""
+def test_scoring_does_not_import_its_output_modules():
+    """eval.scoring computes, eval.scores_file writes and eval.tables shows: one direction only."""
     import ast
 
-    for module, forbidden in (("mira_math/eval/scoring.py", "mira_math.eval.score_output"),
-                              ("mira_math/eval/score_output.py", None)):
+    for module, forbidden in (("mira_math/eval/scoring.py", ("mira_math.eval.scores_file", "mira_math.eval.tables")),
+                              ("mira_math/eval/scores_file.py", ()), ("mira_math/eval/tables.py", ())):
         tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
         imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         if forbidden:
-            assert forbidden not in imported and "mira_math.eval.report" not in imported
+            assert not set(forbidden) & imported and "mira_math.eval.report" not in imported
         else:
             assert "mira_math.eval.scoring" in imported
-    code = "import sys, mira_math.eval.scoring; print('mira_math.eval.score_output' in sys.modules)"
+    code = ("import sys, mira_math.eval.scoring; "
+            "print('mira_math.eval.scores_file' in sys.modules or 'mira_math.eval.tables' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr
 
@@ -591,7 +593,7 @@ def with_usage(turn, prompt, completion, reasoning=None):
 
 
 def test_reported_usage_is_summed_and_priced(tmp_path, capsys):
-    from mira_math.eval.results import Prices, run_cost
+    from mira_math.eval.tables import Prices, run_cost
 
     ts = [transcript("bay-000000", [with_usage(answer("1/3"), 100, 20, 5)], False, 10.4),
           transcript("bay-000020", [with_usage(ask("q?"), 120, 10), decline("q?"),
@@ -614,7 +616,7 @@ def test_reported_usage_is_summed_and_priced(tmp_path, capsys):
 
 
 def test_price_table_file(tmp_path, capsys):
-    from mira_math.eval.results import Prices
+    from mira_math.eval.tables import Prices
 
     table = tmp_path / "prices.json"
     table.write_text(json.dumps({"model-x": {"in": 1.5, "out": 6}}))

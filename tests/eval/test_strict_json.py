@@ -75,10 +75,10 @@ def test_the_llm_responder_reads_nan_as_a_parse_error(reply):
 def test_a_manifest_is_never_written_with_nan(tmp_path, monkeypatch, capsys):
     """The writer itself refuses (allow_nan=False): a NaN that got past the options is one
     error line, never a manifest other tools cannot read."""
-    from mira_math.eval import runner
+    from mira_math.eval.rundir import writer
 
-    real = runner.manifest
-    monkeypatch.setattr(runner, "manifest", lambda *a, **k: {**real(*a, **k), "oops": float("nan")})
+    real = writer.manifest
+    monkeypatch.setattr(writer, "manifest", lambda *a, **k: {**real(*a, **k), "oops": float("nan")})
     run = tmp_path / "run"
     assert main(["eval", "--solver", "noask", "--limit", "1", "--out", str(run)]) == 1
     err = capsys.readouterr().err

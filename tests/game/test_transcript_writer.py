@@ -22,7 +22,19 @@ def _transcript() -> Transcript:
 
 def test_same_bytes_as_asdict():
     t = _transcript()
-    assert t.to_json_line() == json.dumps(asdict(t), ensure_ascii=False, separators=(",", ":")) + "\n"
+    written = asdict(t)
+    assert written.pop("epoch") == 0                   # epoch 0 is not written (older lines' bytes)
+    assert t.to_json_line() == json.dumps(written, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def test_an_epoch_is_written_last_and_only_above_zero():
+    """The bytes the runner spliced before ``epoch`` was a field: ``,"epoch":N`` before the
+    closing brace, nothing for epoch 0 (a one-epoch run's lines are unchanged)."""
+    t = _transcript()
+    zero = t.to_json_line()
+    assert '"epoch"' not in zero
+    t.epoch = 2
+    assert t.to_json_line() == zero.rstrip("\n")[:-1] + ',"epoch":2}\n'
 
 
 def test_a_field_added_to_a_turn_is_written():

@@ -1,13 +1,17 @@
-"""Held-out capacity: the committed table is what generating the splits gives, and the card
-prints it."""
+"""Held-out capacity: the committed table is what generating the splits gives, and the card's
+tables are generated from it and the registry."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+
+import pytest
 
 from mira_math.generators import registry
 from mira_math.generators.build import GENERATOR_VERSION
-from mira_math.generators.capacity import capacity_report, load_table, markdown, measure, table_version
+from mira_math.generators.capacity import (CardError, capacity_report, card_rows, load_table, markdown,
+                                           measure, render_card, table_version, write_card)
 from mira_math.generators.release import public_split_reference
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,10 +32,45 @@ def test_table_matches_a_fresh_measurement_of_small_families():
     assert table["graph_path_sums"].splits == 1 and table["graph_path_sums"].limited
 
 
-def test_card_prints_the_table():
+def test_committed_card_is_the_generated_one():
+    """dataset_card.md's composition and capacity tables are what ``python -m
+    mira_math.generators.capacity --card`` writes (so nobody pastes them by hand)."""
     card = (ROOT / "dataset_card.md").read_text(encoding="utf-8")
-    rows = [load_table()[n] for n in registry.names()]
-    assert markdown(rows) in card
+    assert render_card(card, card_rows()) == card
+    assert markdown(card_rows()) in card
+
+
+def test_render_card_rewrites_only_its_tables(monkeypatch, tmp_path):
+    card = (ROOT / "dataset_card.md").read_text(encoding="utf-8")
+    stale = card.replace("| graph_path_sums | **1** (limit) |", "| graph_path_sums | ≥ 10 |")
+    stale = stale.replace("bayes_missing_prior, crt_reconstruction", "crt_reconstruction")
+    assert stale != card and render_card(stale, card_rows()) == card
+    # a new Type A family: named in the composition row, its capacity row in registry order
+    monkeypatch.setattr(registry, "TYPE_A", registry.TYPE_A + ("toy_family",))
+    table = tmp_path / "capacity.json"
+    data = json.loads((ROOT / "mira_math" / "generators" / "capacity.json").read_text(encoding="utf-8"))
+    table.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CardError, match="no row for toy_family"):
+        card_rows(table)
+    data["families"].append({"family": "toy_family", "splits": 3, "limited": True,
+                             "instances": {"1": 80, "2": 80, "3": 80}})
+    table.write_text(json.dumps(data), encoding="utf-8")
+    copy = tmp_path / "dataset_card.md"
+    copy.write_text(card, encoding="utf-8")
+    assert write_card(copy, table) is True
+    new = copy.read_text(encoding="utf-8")
+    assert "| A (fixed slot) | bayes_missing_prior, " in new and ", recurrence_missing_init, toy_family |" in new
+    assert "| recurrence_missing_init | ≥ 10 | 220 / 220 / 220 |\n| toy_family | **3** (limit) | 80 / 80 / 80 |\n" \
+        "| birth_death_missing_rate |" in new
+    assert new.replace(", toy_family", "").replace("| toy_family | **3** (limit) | 80 / 80 / 80 |\n", "") == card
+    assert write_card(copy, table) is False       # idempotent
+
+
+def test_render_card_refuses_a_card_without_its_tables():
+    with pytest.raises(CardError, match="capacity table"):
+        render_card("| A (fixed slot) | x |\n| B (variable slot) | y |\n", card_rows())
+    with pytest.raises(CardError, match="composition row"):
+        render_card("no tables here\n", card_rows())
 
 
 def test_report_names_only_families_over_capacity():

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
 from mira_math.cli.main import main
 from mira_math.generators.release import data_path, read_release_info
 
-RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
+from mira_math.generators.layout import DEFAULT_RELEASE as RELEASE
 
 
 @pytest.fixture(scope="module")
@@ -21,9 +20,10 @@ def heldout(tmp_path_factory):
     return out
 
 
-def test_heldout_is_complete_and_verifies(heldout):
+def test_heldout_is_complete_and_verifies(heldout, release_info):
     info = read_release_info(heldout)
-    assert info["seed_set"] == "heldout-test" and info["total"] == 2310
+    assert info["seed_set"] == "heldout-test"
+    assert info["counts"] == release_info["counts"] and info["total"] == release_info["total"]
     assert info["disjoint_from"] == [{"seed_set": "public-20-50", "master_seed": 20260101,
                                       "per_type": {"A": 20, "B": 50}}]
     readme = (heldout / "README.md").read_text(encoding="utf-8")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-from pathlib import Path
 from types import SimpleNamespace
 from unittest import mock
 
@@ -14,7 +13,7 @@ from huggingface_hub import HfApi
 from mira_math.generators import publish as publishing
 from mira_math.cli.main import main
 
-RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
+from mira_math.generators.layout import DEFAULT_RELEASE as RELEASE
 
 
 @pytest.fixture
@@ -24,18 +23,18 @@ def api():
     return fake
 
 
-def test_plan_lists_every_file_with_size_and_sha256():
+def test_plan_lists_every_file_with_size_and_sha256(counts):
     plan = publishing.plan(RELEASE, "owner/mira-math", tag="v1.0.0")
     paths = [p for p, _, _ in plan.files]
     assert "README.md" in paths and "CHECKSUMS.sha256" in paths and "release_info.json" in paths
-    assert sum(p.startswith("data/") for p in paths) == 22
+    assert sum(p.startswith("data/") for p in paths) == counts.data_files
     staged = publishing.staged_files(RELEASE, "owner/mira-math")
     for path, size, sha in plan.files:
         data = staged[path]
         if path not in ("README.md", "CHECKSUMS.sha256"):
             assert data == (RELEASE / path).read_bytes()
         assert size == len(data) and sha == hashlib.sha256(data).hexdigest()
-    assert "2310 instances" in plan.commit_message
+    assert f"{counts.total} instances" in plan.commit_message
 
 
 def test_publish_creates_uploads_and_tags(api):

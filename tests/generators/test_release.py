@@ -11,52 +11,48 @@ import json
 import shutil
 from collections import Counter
 from fractions import Fraction
-from pathlib import Path
-
-import pytest
 
 from mira_math.generators import registry
 from mira_math.generators.build import GENERATOR_VERSION, latent_key, view_key
 from mira_math.cli.main import main
-from mira_math.generators.release import check_manifest, data_path, read_release_info, verify_release
-from mira_math.generators.schema import read_jsonl
+from mira_math.generators.release import check_manifest, data_path, verify_release
 from mira_math.generators.validate import validate_instance
 
-RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
+from mira_math.generators.layout import DEFAULT_RELEASE as RELEASE
 
 
-@pytest.fixture(scope="module")
-def instances():
-    return [inst for name in registry.names() for inst in read_jsonl(RELEASE / data_path(name))]
-
-
-def test_release_regenerates_byte_for_byte():
+def test_release_regenerates_byte_for_byte(counts):
     report = verify_release(RELEASE)
     assert report.problems == []
-    assert report.files_checked == 22 + 3  # data files, release_info.json, README.md, CHECKSUMS
+    assert report.files_checked == counts.data_files + 3  # data, release_info.json, README.md, CHECKSUMS
 
 
-def test_manifest_is_sha256sum_compatible():
+def test_manifest_is_sha256sum_compatible(counts):
     assert check_manifest(RELEASE) == []
     lines = (RELEASE / "CHECKSUMS.sha256").read_text().splitlines()
     assert all(len(line.split("  ")[0]) == 64 for line in lines)
-    assert len(lines) == 22 + 2  # every file but the manifest itself
+    assert len(lines) == counts.data_files + 2  # every file but the manifest itself
 
 
-def test_release_info(instances):
-    info = read_release_info(RELEASE)
-    assert info["generator_version"] == GENERATOR_VERSION
-    assert info["total"] == len(instances) == 2310
-    assert info["per_type"] == {"A": 20, "B": 50}
+def test_release_info(release_instances, release_info):
+    """release_info.json describes the folder it sits in: every registered family, its count,
+    the total, at the per-type block size the public seed set promises (docs/benchmark.md §2)."""
+    assert release_info["generator_version"] == GENERATOR_VERSION
+    assert release_info["families"] == registry.names()
+    assert release_info["counts"] == dict(Counter(i.family for i in release_instances))
+    assert release_info["total"] == len(release_instances) == sum(release_info["counts"].values())
+    assert release_info["per_type"] == {"A": 20, "B": 50}
 
 
-def test_counts_order_and_ids(instances):
+def test_counts_order_and_ids(release_instances, counts):
+    instances = release_instances
     per_block = Counter((i.family, i.difficulty) for i in instances)
     for name in registry.names():
-        expected = 20 if registry.type_of(name) == "A" else 50
+        expected = counts.per_block[registry.type_of(name)]
         assert [per_block[(name, d)] for d in (1, 2, 3)] == [expected] * 3
-    assert sum(i.type == "A" for i in instances) == 660
-    assert sum(i.type == "B" for i in instances) == 1650
+        assert counts.per_family[name] == 3 * expected
+    for kind in ("A", "B"):
+        assert sum(i.type == kind for i in instances) == counts.by_type[kind] > 0
     assert [i.id for i in instances] == [f"{i.family[:3]}-{n:06d}" for n, i in enumerate(instances)]
     by_id = {i.id: i for i in instances}
     for id_, family in (("bay-000044", "bayes_missing_prior"), ("mom-000404", "moment_problem"),
@@ -65,18 +61,19 @@ def test_counts_order_and_ids(instances):
         assert (by_id[id_].family, by_id[id_].difficulty) == (family, 3)
 
 
-def test_every_committed_instance_is_valid(instances):
-    failures = [f for i in instances for f in validate_instance(i, registry.get(i.family))]
+def test_every_committed_instance_is_valid(release_instances):
+    failures = [f for i in release_instances for f in validate_instance(i, registry.get(i.family))]
     assert failures == []
 
 
-def test_no_two_instances_share_a_latent_state_or_a_view(instances):
+def test_no_two_instances_share_a_latent_state_or_a_view(release_instances):
+    instances = release_instances
     assert len({latent_key(i) for i in instances}) == len(instances)
     assert len({view_key(i) for i in instances}) == len(instances)
 
 
-def test_fixed_level_families_keep_their_nominal_difficulty(instances):
-    for i in instances:
+def test_fixed_level_families_keep_their_nominal_difficulty(release_instances):
+    for i in release_instances:
         if i.family in ("crt_reconstruction", "discrete_tomography"):
             assert i.level == 1 and i.difficulty in (1, 2, 3)
         else:
@@ -121,7 +118,8 @@ def _no_floats(obj) -> bool:
     return True
 
 
-def test_no_answer_value_clusters_in_any_block(instances):
+def test_no_answer_value_clusters_in_any_block(release_instances):
+    instances = release_instances
     blocks = Counter((i.family, i.difficulty, i.answer.value) for i in instances)
     sizes = Counter((i.family, i.difficulty) for i in instances)
     for (family, d, value), count in blocks.items():

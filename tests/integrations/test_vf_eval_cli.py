@@ -95,7 +95,7 @@ def test_vf_eval_rewards_are_mira_math_eval_verdicts(stub, server, tmp_path, res
         row = expected[inst_id]
         assert trace["rewards"]["correct"]["score"] == (1.0 if row["verdict"]["correct"] else 0.0), inst_id
         mira = trace["info"]["mira"]
-        assert mira["protocol"] == "text"
+        assert mira["protocol"] == "paper"
         assert plain(mira["transcript"]) == plain(row), inst_id
         assert trace["metrics"]["requests"] == sum(t["role"] == "responder" for t in row["turns"])
     if responder == "llm":   # the LLM holder answered (and its fabricated quotes were refused)

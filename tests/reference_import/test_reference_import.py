@@ -257,8 +257,44 @@ def test_the_folder_loads_with_datasets(imported, tmp_path):
     assert ds[0]["hints"][0]["constraint"] == "e(1, 1) = 1/2"
 
 
-def test_every_registered_family_has_a_converter():
+def test_the_paper_families_each_have_a_converter():
+    """Every family in the fixture (real lines of the paper's release) is converted above; a
+    converter registered for no family of ours would be dead code."""
     from mira_math.generators import registry
     from mira_math.reference_import.converters import CONVERTERS
 
-    assert sorted(CONVERTERS) == sorted(registry.names())
+    assert set(CONVERTERS) <= set(registry.names())
+    assert {r["family"] for r in _source().values()} <= set(CONVERTERS)
+
+
+@pytest.fixture
+def extra_family(monkeypatch):
+    """A registered family the paper never had (a copy of moment_problem under a new name)."""
+    from mira_math.generators import registry
+
+    base = type(registry.get("moment_problem"))
+    toy = type("ToyExtra", (base,), {"name": "toy_extra", "type": "B"})()
+    monkeypatch.setattr(registry, "TYPE_B", registry.TYPE_B + ("toy_extra",))
+    monkeypatch.setitem(registry._cache, "toy_extra", toy)
+    return "toy_extra"
+
+
+def test_a_family_without_a_paper_source_is_listed_not_stubbed(extra_family, tmp_path, capsys):
+    from mira_math.reference_import.converters import CONVERTERS, without_source
+
+    assert extra_family not in CONVERTERS and without_source([extra_family]) == [extra_family]
+    result = import_reference(FIXTURE)
+    assert result.without_source == [extra_family] and result.failures == []
+    out = tmp_path / "out"
+    assert main(["import-reference", str(FIXTURE), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f"no paper source (the reference release has no such family, so none is imported): {extra_family}" in printed
+    assert not (out / data_path(extra_family)).exists()
+    # a record that claims the family is refused with a line that says why
+    raw = json.loads(FIXTURE.read_text(encoding="utf-8").splitlines()[0])
+    raw["id"], raw["family"] = "toy-000001", extra_family
+    src = tmp_path / "claims.jsonl"
+    src.write_text(json.dumps(raw) + "\n", encoding="utf-8")
+    (failure,) = import_reference(src).failures
+    assert failure["id"] == "toy-000001" and "has no paper source" in failure["error"]
+

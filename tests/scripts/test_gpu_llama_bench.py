@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from mira_math.eval.backends.base import ChatRequest, Completion, GenParams
+from mira_math.generators.layout import DEFAULT_RELEASE
 
 ROOT = Path(__file__).resolve().parents[2]
 HAVE_TORCH = (importlib.util.find_spec("torch") is not None
@@ -61,9 +62,9 @@ def test_bounded_backend_past_deadline_runs_nothing():
 
 
 def test_release_words_are_ranked_deterministically():
-    words = load_bench().release_words(ROOT / "mira-math", 50)
+    words = load_bench().release_words(DEFAULT_RELEASE, 50)
     assert len(words) == 50 and len(set(words)) == 50
-    assert words == load_bench().release_words(ROOT / "mira-math", 50)
+    assert words == load_bench().release_words(DEFAULT_RELEASE, 50)
 
 
 def test_committed_config_is_llama_31_8b():

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from mira_math.generators.layout import DEFAULT_RELEASE as RELEASE
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -18,14 +20,22 @@ def _module():
     return module
 
 
-def test_subset_is_the_first_instance_of_every_family_and_difficulty():
+def _release_rows() -> dict:
+    return {json.loads(line)["id"]: json.loads(line) for path in (RELEASE / "data").glob("*/*.jsonl")
+            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+
+
+def test_subset_is_the_first_instance_of_every_family_and_difficulty(release_info):
     rm = _module()
-    ids = rm.subset_ids(ROOT / "mira-math")
-    assert len(ids) == 66 == len(set(ids)) and ids == sorted(ids)
-    rows = [json.loads(line) for path in (ROOT / "mira-math" / "data").glob("*/*.jsonl")
-            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    blocks = {(r["family"], r["difficulty"]) for r in rows if r["id"] in ids}
-    assert len(blocks) == 66
+    ids = rm.subset_ids(RELEASE)
+    n_blocks = len(release_info["families"]) * len(release_info["difficulties"])
+    assert len(ids) == n_blocks == len(set(ids)) and ids == sorted(ids)
+    rows = _release_rows()
+    blocks = {(rows[i]["family"], rows[i]["difficulty"]) for i in ids}
+    assert len(blocks) == n_blocks
+    for i in ids:   # the first of its block
+        assert i == min(k for k, r in rows.items()
+                        if (r["family"], r["difficulty"]) == (rows[i]["family"], rows[i]["difficulty"]))
 
 
 def _transcripts(tmp_path: Path) -> Path:
@@ -78,16 +88,18 @@ def test_a_kept_entry_from_before_cpu_time_was_recorded_still_loads(tmp_path):
     assert rm.RunFigures(**dict(old, remote=True)).row().split()[5] == "-"
 
 
-def test_the_qwen_subset_is_one_instance_of_each_familys_lowest_difficulty_and_a_handful_spreads():
+def test_the_qwen_subset_is_one_instance_of_each_familys_lowest_difficulty_and_a_handful_spreads(counts):
     rm = _module()
-    ids = rm.family_subset(ROOT / "mira-math")
-    rows = {json.loads(line)["id"]: json.loads(line) for path in (ROOT / "mira-math" / "data").glob("*/*.jsonl")
-            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
-    assert len(ids) == 22 == len({rows[i]["family"] for i in ids}) and ids == sorted(ids)
+    ids = rm.family_subset(RELEASE)
+    rows = _release_rows()
+    assert len(ids) == len(counts.families) == len({rows[i]["family"] for i in ids}) and ids == sorted(ids)
     assert {rows[i]["difficulty"] for i in ids} == {1}
-    assert len(rm.family_subset(ROOT / "mira-math", 2)) == 44
+    assert len(rm.family_subset(RELEASE, 2)) == 2 * len(counts.families)
     few = rm.handful(ids, 4)
-    assert few == [ids[0], ids[5], ids[11], ids[16]] and rm.handful(ids[:3], 4) == ids[:3]
+    assert len(few) == 4 and few[0] == ids[0] and few == sorted(set(few)) and set(few) <= set(ids)
+    assert rm.handful(ids[:3], 4) == ids[:3]
+    # evenly spread: 22 ids, 4 picks -> every 5.5th
+    assert rm.handful([f"{k:02d}" for k in range(22)], 4) == ["00", "05", "11", "16"]
 
 
 def test_the_plan_runs_each_model_once_per_path_with_transformers_on_the_handful(tmp_path):
@@ -121,8 +133,8 @@ def test_the_plan_runs_each_model_once_per_path_with_transformers_on_the_handful
 def _records(requests_and_decisions):
     from mira_math.generators.schema import read_jsonl
 
-    inst = next(i for p in sorted((ROOT / "mira-math" / "data").glob("*/*.jsonl"))
-                for i in read_jsonl(p) if i.id == "bay-000000")   # responder line 'P(H) = 1/2'
+    inst = next(iter(read_jsonl(RELEASE / "data" / "bayes_missing_prior" / "test.jsonl")))
+    assert "P(H) = 1/2" in inst.responder      # the first bayes instance holds this line
     turns = []
     for request, decision in requests_and_decisions:
         turns += [{"role": "solver", "action": "request", "raw": f"REQUEST: {request}"},
@@ -159,8 +171,10 @@ def test_measure_requests_counts_a_real_run_and_writes_every_request(tmp_path):
     from mira_math.cli.main import main
 
     run = tmp_path / "ref"
-    assert main(["eval", "--solver", "reference", "--responder", "rules", "--data", str(ROOT / "mira-math"),
-                 "--ids", "bay-000000", "cir-000810", "--out", str(run)]) == 0
+    first = [json.loads((RELEASE / "data" / f / "test.jsonl").read_text(encoding="utf-8").split("\n", 1)[0])["id"]
+             for f in ("bayes_missing_prior", "circuit_missing_resistance")]
+    assert main(["eval", "--solver", "reference", "--responder", "rules", "--data", str(RELEASE),
+                 "--ids", *first, "--out", str(run)]) == 0
     counts, rows = rm.measure_requests(run)
     assert counts["requests"] == len(rows) >= 2
     assert counts["requests"] == counts["canonical_offers"] == counts["precise"] == counts["offers"]

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Dict, List, Tuple
 
 from mira_math.generators.schema import Instance, read_jsonl
+from mira_math.generators.layout import DEFAULT_RELEASE
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "mira-math" / "data"
+DATA = DEFAULT_RELEASE / "data"
 
 
 @dataclass(frozen=True)

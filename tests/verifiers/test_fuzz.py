@@ -28,9 +28,10 @@ from hypothesis import strategies as st
 
 from mira_math.generators.schema import Instance, read_jsonl
 from mira_math.verifiers import verify
+from mira_math.generators.layout import DEFAULT_RELEASE
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "mira-math" / "data"
+DATA = DEFAULT_RELEASE / "data"
 
 Exact = Tuple[Fraction, ...]
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Callable, Dict, Optional, Set
+from typing import Awaitable, Callable, Dict, Optional, Set
 
 DOWN = "down"              # no reply at all (refused, reset, DNS): the server is not there
 RATE_LIMITED = "429"       # HTTP 429 after the SDK's retries
@@ -35,10 +35,14 @@ class FailureWatch:
     """Sent-order outcomes of recent calls, and the last time each kind of failure was cleared."""
 
     def __init__(self, streaks: Dict[str, int], quiet_s: float,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep):
+        """``clock`` and ``sleep`` are the window's time: injectable, so that a test of a 30 s
+        window need not spend 30 s."""
         self.streaks = {kind: max(1, int(n)) for kind, n in streaks.items()}
         self.quiet_s = float(quiet_s)
         self._clock = clock
+        self._sleep = sleep
         self._next = 0
         self._pending: Set[int] = set()
         self._outcome: Dict[int, Optional[str]] = {}      # finished calls: seq -> failure kind
@@ -101,7 +105,7 @@ class FailureWatch:
             for _ in range(int(self.quiet_s / POLL_S)):
                 if self._clears[kind] != clears or not self._undecided(seq, kind):
                     break
-                await asyncio.sleep(POLL_S)
+                await self._sleep(POLL_S)
             if self._clears[kind] != clears or min(self._pending, default=self._next) < seq:
                 return None              # a reply came, or the older calls are still out
             run = self._streak(seq, kind)
@@ -111,7 +115,7 @@ class FailureWatch:
             return None
         wait = cleared + self.quiet_s - self._clock()
         if wait > 0:
-            await asyncio.sleep(wait)
+            await self._sleep(wait)
             if self._clears[kind] != clears:
                 return None
         return len(run)

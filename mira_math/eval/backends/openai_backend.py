@@ -46,7 +46,7 @@ OFFICIAL_HOST = "api.openai.com"
 MAX_REPLY_BYTES = 4 * 2 ** 20  # the largest reply body read (decoded); a chat reply is far smaller
 MAX_CONNECTION_FAILURES = 5   # calls in a row (sending order) with no reply at all: the server is down
 MAX_RATE_LIMITED = 8          # calls in a row (sending order) answered 429 after retries: a storm
-QUIET_S = 10.0                # ... and nothing has cleared it for this long (eval.backends.health)
+QUIET_S = 10.0                # ... and nothing has cleared it for this long (mira_math.eval.backends.health)
 RESPONSE_FORMATS = ("auto", "json_schema", "json_object")
 # words in a 5xx body that mean "your request is malformed" (llama.cpp answers an unsupported
 # response_format with HTTP 500): such a reply is not retried
@@ -288,8 +288,8 @@ def _usage_dict(usage: Any) -> Optional[Dict[str, Any]]:
 
 
 class OpenAIBackend:
-    """Implements both :class:`~eval.backends.base.ChatBackend` (``complete``) and
-    :class:`~eval.backends.base.AsyncChatBackend` (``acomplete``).
+    """Implements both :class:`~mira_math.eval.backends.base.ChatBackend` (``complete``) and
+    :class:`~mira_math.eval.backends.base.AsyncChatBackend` (``acomplete``).
 
     ``max_tokens_param``: the request field carrying ``GenParams.max_tokens``. The SDK
     documents ``max_completion_tokens`` (``max_tokens`` is deprecated and rejected by
@@ -420,7 +420,7 @@ class OpenAIBackend:
         return None
 
     def _failure_kind(self, exc: Exception) -> Optional[str]:
-        """The kind of failure that may be persistent (:mod:`eval.backends.health`), or None."""
+        """The kind of failure that may be persistent (:mod:`mira_math.eval.backends.health`), or None."""
         o = self._openai
         if isinstance(exc, o.RateLimitError):
             return RATE_LIMITED

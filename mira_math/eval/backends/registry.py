@@ -83,8 +83,8 @@ def _openai_arguments(rest: str) -> Arguments:
 class BackendKind:
     kind: str
     target: str                                  # "module:factory", imported on first use
-    extra: str                                   # pip install 'mira-math[EXTRA]'
-    modules: Tuple[str, ...]                     # what the extra installs, checked before import
+    extra: Optional[str]                         # pip install 'mira-math[EXTRA]'; None: needs nothing more
+    modules: Tuple[str, ...]                     # what the extra installs, checked before import (none without one)
     spec: str                                    # the spec form shown in help and errors
     capabilities: Capabilities
     options: Tuple[str, ...] = ()                # make_backend options this factory accepts
@@ -98,7 +98,8 @@ class BackendKind:
         """The backend for the spec's text after ``KIND:``: the spec is read (and refused with
         one line) before the extra is checked, and the extra before anything is imported."""
         args, kwargs = self.arguments(rest)
-        require(f"the {self.kind} backend", self.extra, *self.modules)
+        if self.extra is not None:
+            require(f"the {self.kind} backend", self.extra, *self.modules)
         module, _, name = self.target.partition(":")
         factory = getattr(importlib.import_module(module), name)
         kwargs.update({k: v for k, v in options.items() if k in self.options and v is not None})
@@ -165,7 +166,7 @@ def capabilities_of(backend: Any) -> Capabilities:
 
 def install_hint(kind: str) -> Optional[str]:
     entry = BACKENDS.get(kind)
-    return None if entry is None else install_command(entry.extra)
+    return None if entry is None or entry.extra is None else install_command(entry.extra)
 
 
 __all__ = ["AsyncChatBackend", "BACKENDS", "BackendKind", "Capabilities", "ChatBackend", "MissingExtra",

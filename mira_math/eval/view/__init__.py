@@ -1,4 +1,4 @@
-"""The static HTML transcript viewer (``mira-math view``); see :mod:`eval.view.build`."""
+"""The static HTML transcript viewer (``mira-math view``); see :mod:`mira_math.eval.view.build`."""
 
 from mira_math.eval.view.build import DEFAULT_PAGE_SIZE, ViewError, ViewResult, build_view
 

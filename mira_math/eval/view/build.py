@@ -8,7 +8,7 @@ local files opened from ``file://``. Nothing is fetched from the network; every 
 data, rendered with ``textContent`` by the page.
 
 Per-instance facts (trace class, format errors, noncanonical offers) come from
-:func:`eval.scoring.instance_stats`, so the viewer and ``score`` agree by construction.
+:func:`mira_math.eval.rundir.transcripts.instance_stats`, so the viewer and ``score`` agree by construction.
 """
 
 from __future__ import annotations
@@ -24,8 +24,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
-from mira_math.eval.scoring import (MANIFEST, InstanceInfo, RunInfo, ScoringError, assign_labels, group_runs,
-                                    instance_info, instance_stats, iter_transcripts, resolve_data_file)
+from mira_math.eval.rundir.dataset import InstanceInfo, read_instance_info, resolve_data_file
+from mira_math.eval.rundir.files import MANIFEST, ScoringError
+from mira_math.eval.rundir.runs import RunInfo, assign_labels, group_runs
+from mira_math.eval.rundir.transcripts import instance_stats, iter_transcripts
 from mira_math.eval.view import store as _store
 from mira_math.eval.view.store import Entry, IdIndex, Matcher, RowSorter, RowStore, line_digest
 from mira_math.common.errors import MiraError
@@ -249,7 +251,7 @@ class _Builder:
                 except (KeyError, TypeError, AttributeError):
                     instance_from_dict(row, name, pos + 1)            # names the field
                     raise ScoringError(f"{path}:{pos + 1}: not an instance line") from None
-                yield raw, instance_info(row, lambda: f"{name}:{pos + 1}")   # noqa: B023 - at once
+                yield raw, read_instance_info(row, lambda: f"{name}:{pos + 1}")   # noqa: B023 - at once
 
     def _index(self, path: Path, in_memory: bool) -> None:
         """A data file's new instances into the instance pages (dataset order), and its lines

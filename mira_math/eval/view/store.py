@@ -25,7 +25,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any, Deque, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from mira_math.eval.scoring import InstanceInfo
+from mira_math.eval.rundir.dataset import InstanceInfo
 
 CACHE_KIB = 8 * 1024            # SQLite's page cache: the store's memory, whatever the run size
 BATCH = 4_096                   # lines per executemany / fetchmany

@@ -11,7 +11,7 @@ from mira_math.game.protocol import DECLINE_TEXT
 
 
 @dataclass(frozen=True)
-class ResponderTurn:
+class ResponderCall:
     """All a responder may see: its private lines, the current request, and the family name
     (the rules responder's notation table is per family). Never the history, question or answer."""
 
@@ -87,6 +87,6 @@ def match_constraint(constraints: Sequence[str], quoted: object) -> Optional[str
 class Responder(Protocol):
     name: str
 
-    def respond(self, turns: Sequence[ResponderTurn]) -> List[ResponderResult]: ...
+    def respond(self, turns: Sequence[ResponderCall]) -> List[ResponderResult]: ...
 
     def describe(self) -> Dict[str, Any]: ...

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Sequence
 
-from mira_math.game.responders.base import ResponderResult, ResponderTurn, decline
+from mira_math.game.responders.base import ResponderResult, ResponderCall, decline
 from mira_math.game.slots import line_slot, read_request
 
 
-def decide(turn: ResponderTurn) -> ResponderResult:
+def decide(turn: ResponderCall) -> ResponderResult:
     """Offer the first private line whose slot is the one quantity the request names (a
     canonical line or a repeat of a solver fact alike); decline everything else."""
     reading = read_request(turn.family, turn.request)
@@ -37,10 +37,10 @@ def decide(turn: ResponderTurn) -> ResponderResult:
 class RulesResponder:
     name = "rules"
 
-    def respond(self, turns: Sequence[ResponderTurn]) -> List[ResponderResult]:
+    def respond(self, turns: Sequence[ResponderCall]) -> List[ResponderResult]:
         return [decide(t) for t in turns]
 
-    async def arespond(self, turn: ResponderTurn) -> ResponderResult:
+    async def arespond(self, turn: ResponderCall) -> ResponderResult:
         return decide(turn)
 
     def describe(self) -> Dict[str, Any]:

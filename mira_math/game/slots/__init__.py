@@ -33,11 +33,11 @@ coefficient may precede them (``3c``) but no letter or apostrophe (``can't`` nam
 when punctuation, ``=``, ``and``, ``or``, ``is`` or the end follows it.
 """
 
-from mira_math.game.slots.engine import (MAX_REQUEST_CHARS, META, UNPARSED, Reading, families, line_slot,
+from mira_math.game.slots.engine import (MAX_REQUEST_CHARS, META, UNPARSED, RequestReading, families, line_slot,
                                mentioned_slots, normalise, read_request)
 from mira_math.game.slots import type_a, type_b
 
-__all__ = ["line_slot", "mentioned_slots", "read_request", "Reading", "normalise", "families",
+__all__ = ["line_slot", "mentioned_slots", "read_request", "RequestReading", "normalise", "families",
            "UNPARSED", "META", "MAX_REQUEST_CHARS"]
 
 _TABLES = (type_a, type_b)   # imported for their side effect: each registers its families

@@ -1,4 +1,4 @@
-"""The engine behind :mod:`eval.slots`: normalisation, the :class:`Grammar` that scans a
+"""The engine behind :mod:`mira_math.game.slots`: normalisation, the :class:`Grammar` that scans a
 request with a family's ordered rules, the pattern pieces the notation tables share, the
 registry the tables join with :func:`register`, and the public reading functions
 (:func:`mentioned_slots`, :func:`line_slot`). ``eval/slots/__init__.py`` describes how a
@@ -353,7 +353,7 @@ def mentioned_slots(family: str, text: str) -> FrozenSet[str]:
 
 
 @dataclass(frozen=True)
-class Reading:
+class RequestReading:
     """What a request names: ``own`` (this family's quantities, as slot ids) and ``foreign``
     (quantities written in another family's notation, as ``family: slot``: looked for only
     when ``own`` is one quantity, and only in the first other family that has one, since any
@@ -370,25 +370,25 @@ def request_text(text: str) -> str:
     return strip_purpose(strip_encoded(normalise(text)))
 
 
-def read_request(family: str, text: str) -> Reading:
+def read_request(family: str, text: str) -> RequestReading:
     """Everything ``text`` names, in ``family``'s notation and in every other family's.
 
     Never raises for any ``text``; an unknown family is a ``KeyError``."""
     grammar = _grammar(family)
     if not isinstance(text, str) or not text:
-        return Reading(frozenset())
+        return RequestReading(frozenset())
     try:
         read = normalise(text)
         if len(read) > MAX_REQUEST_CHARS:
-            return Reading(frozenset(), too_long=True)
+            return RequestReading(frozenset(), too_long=True)
         read = strip_purpose(strip_encoded(read))
         spans = grammar.scan(read)
         own = frozenset(s for _, _, slots in spans for s in slots)
         if len(own) != 1:     # declined whatever else it names: no need to look further
-            return Reading(own)
-        return Reading(own, _foreign(family, read, [(a, b) for a, b, _ in spans]))
+            return RequestReading(own)
+        return RequestReading(own, _foreign(family, read, [(a, b) for a, b, _ in spans]))
     except Exception:   # defensive: a request must never crash an episode
-        return Reading(frozenset())
+        return RequestReading(frozenset())
 
 
 # A foreign match counts only when it is notation: a digit or a symbol in it, or a single

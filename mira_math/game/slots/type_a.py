@@ -1,5 +1,5 @@
 """The Type A families' notation tables (one per family, each registered under the family's
-name with :func:`eval.slots.engine.register`; importing this module registers them)."""
+name with :func:`mira_math.game.slots.engine.register`; importing this module registers them)."""
 
 from __future__ import annotations
 

@@ -94,7 +94,7 @@ def _from_values(values: List[Fraction]) -> Tuple[List[int], int]:
 
 
 def _ratio(k: int, den: int) -> str:
-    """The canonical string of k/den (same as generators.text.frac), without building a Fraction."""
+    """The canonical string of k/den (same as mira_math.common.text.frac), without building a Fraction."""
     g = gcd(k, den)
     return str(k // g) if den == g else f"{k // g}/{den // g}"
 
@@ -147,7 +147,7 @@ def _stationary(p: List[List[int]], dens: List[int]) -> Tuple[List[int], int]:
     """pi = pi P in integers, as weights over their total: M = D (P - I) (row i scaled by its
     denominator D_i) has zero row sums, so every row of its adjugate is one left null vector v
     (the cofactors of column 0), and pi_i is proportional to D_i v_i. Equals
-    generators.linalg.stationary (see the family's tests), without any Fraction."""
+    mira_math.generators.linalg.stationary (see the family's tests), without any Fraction."""
     m = [[k - (d if i == j else 0) for j, k in enumerate(row)]
          for i, (row, d) in enumerate(zip(p, dens))]
     weights = [d * (-1) ** i * _det([row[1:] for k, row in enumerate(m) if k != i])

@@ -9,9 +9,10 @@ import shutil
 
 import pytest
 
-from mira_math.eval.scoring import ScoringError, group_runs, load_run, resolve_data_file
+from mira_math.eval.rundir import resolve_data_file
+from mira_math.eval.scoring import ScoringError, group_runs, load_run
 from mira_math.eval.view import build, store
-from mira_math.eval.view.build import TRACE_CODES, ViewError, build_view, js_literal
+from mira_math.eval.view.build import DEFAULT_CHUNK_ROWS, TRACE_CODES, ViewError, build_view, js_literal
 from mira_math.cli.main import main
 
 
@@ -27,31 +28,34 @@ def test_js_literal_cannot_close_a_script():
     assert json.loads(text) == {"raw": "</script><b>&\u2028"}
 
 
-def test_build_writes_pages_that_agree_with_scoring(demo_runs, tmp_path):
+def test_build_writes_pages_that_agree_with_scoring(demo_runs, tmp_path, counts, release_instances):
     out = tmp_path / "view"
     result = build_view([demo_runs["reference"], demo_runs["noask"]], out, page_size=500)
-    assert result.runs == 2 and result.transcripts == 4620 and result.instances == 2310
+    both = 2 * counts.total                           # two runs over the whole release
+    assert result.runs == 2 and result.transcripts == both and result.instances == counts.total
     html = (out / "index.html").read_text(encoding="utf-8")
     assert not re.search(r"(src|href)=\"(https?:)?//", html), "no remote asset"
     assert "/*{{JS}}*/" not in html and "MIRA.index" in html
     assert "connect-src 'none'" in html                 # the page may open no connection
     (index,) = _load_js(out / "data" / "index.js", "MIRA.index")
-    assert index["rows"] == 4620 and index["page_size"] == 500 and index["chunks"] == 1
+    assert index["rows"] == both and index["page_size"] == 500
+    assert index["chunks"] == -(-both // DEFAULT_CHUNK_ROWS)
     (rows,) = _load_js(out / "data" / "r-0000.js", "MIRA.page")[2:]
-    assert len(rows["run"]) == 4620
+    assert len(rows["run"]) == min(both, DEFAULT_CHUNK_ROWS)
     pages = sorted(p.name for p in (out / "data").glob("t-*.js"))
-    assert pages == [f"t-{n:04d}.js" for n in range(10)]
+    assert pages == [f"t-{n:04d}.js" for n in range(-(-both // 500))]
     # the trace class of every row is scoring's
     runs = group_runs([demo_runs["reference"], demo_runs["noask"]])
     expected = sorted((s.key[1], r, TRACE_CODES[s.trace_class])
                       for r, info in enumerate(runs) for s in load_run(info).stats)
     got = sorted(zip(rows["id"], rows["run"], rows["trace"]))
     assert got == expected
-    assert sum(rows["unreadable"]) == 450            # noask's tuple answers
+    tuples = sum(i.answer.type == "tuple" for i in release_instances)
+    assert sum(rows["unreadable"]) == tuples > 0     # noask's tuple answers
     # rows are in instance order, each instance's runs together
     assert rows["inst"] == sorted(rows["inst"]) and rows["id"][:2] == [rows["id"][0]] * 2
     # the precomputed summary counts what the rows hold
-    assert sum(e[2] + e[6] for e in index["summary"]) == 4620
+    assert sum(e[2] + e[6] for e in index["summary"]) == both
     assert sum(e[5] for e in index["summary"]) == sum(1 for c in rows["trace"] if c == TRACE_CODES["correct"])
     # a transcript page holds the transcripts, as read, at the positions the rows name
     _, n, page = _load_js(out / "data" / "t-0000.js", "MIRA.page")
@@ -82,9 +86,9 @@ def test_build_is_deterministic_and_refuses_foreign_folders(demo_runs, tmp_path)
         build_view([demo_runs["noask"]], out)
 
 
-def test_cli_view(demo_runs, tmp_path, capsys):
+def test_cli_view(demo_runs, tmp_path, capsys, counts):
     assert main(["view", str(demo_runs["noask"]), "--out", str(tmp_path / "v")]) == 0
-    assert "2310 transcripts of 1 runs" in capsys.readouterr().out
+    assert f"{counts.total} transcripts of 1 runs" in capsys.readouterr().out
     assert main(["view", str(tmp_path / "missing"), "--out", str(tmp_path / "w")]) == 1
     assert "manifest.json: missing" in capsys.readouterr().err
 
@@ -159,7 +163,7 @@ def test_row_sorter_merges_spilled_runs_in_tuple_order(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("memory_lines", [25_000, 0])
-def test_an_id_in_two_seed_sets_is_found_by_its_seed_set(demo_runs, tmp_path, monkeypatch, memory_lines):
+def test_an_id_in_two_seed_sets_is_found_by_its_seed_set(demo_runs, tmp_path, monkeypatch, memory_lines, counts):
     """When an id repeats in the run's files (here: in a second seed set), every transcript is
     looked up as scoring does, in memory or in the store (the streamed match is off): by seed
     set, or refused without one."""
@@ -180,7 +184,7 @@ def test_an_id_in_two_seed_sets_is_found_by_its_seed_set(demo_runs, tmp_path, mo
     path.write_text("".join(json.dumps({**r, "seed_set": seeds[r["id"]]}) + "\n" for r in rows), encoding="utf-8")
     build_view([run], tmp_path / "view")                    # every transcript names its seed set
     table = _rows(tmp_path / "view")[0]
-    assert len(table) == 2310 and table[0][0] == line["id"] and table[0][1] == 0
+    assert len(table) == counts.total and table[0][0] == line["id"] and table[0][1] == 0
     path.write_text(json.dumps(rows[0]) + "\n", encoding="utf-8")   # no seed set: two instances match
     with pytest.raises(ScoringError, match=r"transcripts.jsonl:1: field 'seed_set': id .* several seed sets"):
         build_view([run], tmp_path / "view")
@@ -204,7 +208,7 @@ def test_pages_end_at_their_byte_bound_and_the_index_says_where(demo_runs, tmp_p
 
 
 def _info(tid, seed_set, difficulty=1):
-    from mira_math.eval.scoring import InstanceInfo
+    from mira_math.eval.rundir import InstanceInfo
 
     return InstanceInfo(seed_set, tid, "fam", "A", difficulty, None, frozenset({"x = 1"}))
 

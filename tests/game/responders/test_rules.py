@@ -3,27 +3,24 @@ tested in ``tests/game/test_slots.py``)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from mira_math.game.protocol import DECLINE_TEXT
-from mira_math.game.responders.base import ResponderTurn
+from mira_math.game.responders.base import ResponderCall
 from mira_math.game.responders.rules import RulesResponder, decide
 from mira_math.game.slots import line_slot, mentioned_slots
 from mira_math.generators import registry
+from mira_math.generators.layout import DEFAULT_RELEASE as RELEASE
 from mira_math.generators.release import data_path
 from mira_math.generators.schema import read_jsonl
-
-RELEASE = Path(__file__).resolve().parents[3] / "mira-math"
 
 
 def _instances(family: str, n: int = 5):
     return list(read_jsonl(RELEASE / data_path(family)))[:n]
 
 
-def _turn(inst, request: str) -> ResponderTurn:
-    return ResponderTurn(list(inst.responder), request, inst.family, seed=0)
+def _turn(inst, request: str) -> ResponderCall:
+    return ResponderCall(list(inst.responder), request, inst.family, seed=0)
 
 
 @pytest.mark.parametrize("family", registry.names())

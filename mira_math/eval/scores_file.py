@@ -1,8 +1,8 @@
-"""Writing, reading back and showing scores: ``write_scores`` writes ``scores.json`` and
-``scores.csv`` into a run's (first) directory, ``cached_scores`` reads a ``scores.json`` back when
-it still matches the run's files (so ``report`` does not score again), ``render_table`` is the
-terminal summary. The metrics are computed in :mod:`eval.scoring` (this module imports it, never
-the reverse); they are exact fractions, rounded here only when written, so files are byte-stable.
+"""The scores files of a run: ``write_scores`` writes ``scores.json`` (every group's metrics,
+rounded and exact, with the definitions) and ``scores.csv`` into a run's (first) directory;
+``cached_scores`` reads a ``scores.json`` back when it still matches the run's files and the
+metric rows (so ``report`` does not score again). Metrics are computed in
+:mod:`mira_math.eval.scoring` and rounded here only when written, so files are byte-stable.
 """
 
 from __future__ import annotations
@@ -16,22 +16,12 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from mira_math.common.atomic import write_atomic
-from mira_math.eval.metrics import (DEFINITIONS, METRICS, GroupMetrics, num, pct, table_cells,
-                                    table_header)
-from mira_math.eval.metrics import _trace_cell as trace_cell
-from mira_math.eval.rundir import SCORES_CSV, SCORES_JSON
-from mira_math.eval.scoring import (SCORES_VERSION, GroupScore, RunInfo, RunScores, content_fingerprint, fixed,
-                                    json_value)
-
-PLACES = 4                        # decimals written for every ratio / mean
-
-
-def cell(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, Fraction):
-        return fixed(value, PLACES)
-    return str(value)
+from mira_math.eval.metrics import DEFINITIONS, METRICS, GroupMetrics
+from mira_math.eval.rundir.files import SCORES_CSV, SCORES_JSON
+from mira_math.eval.rundir.runs import RunInfo
+from mira_math.eval.rundir.transcripts import content_fingerprint
+from mira_math.eval.scoring import SCORES_VERSION, GroupScore, RunScores, json_value
+from mira_math.eval.tables import PLACES, cell
 
 
 def exact_value(value: Any) -> Any:
@@ -137,16 +127,30 @@ def _metrics_from_exact(exact: Dict[str, Any]) -> GroupMetrics:
     return GroupMetrics(**{m: values.get(m) for m in METRICS})
 
 
+def same_metric_rows(doc: Dict[str, Any]) -> bool:
+    """Whether a scores.json was written with today's metric rows: the same definitions (every
+    row's name and text, in order) and every group holding exactly those metrics. A new, removed
+    or redefined row makes the cache stale without a ``SCORES_VERSION`` bump (which stays for
+    a row whose computation changes under the same name and definition)."""
+    definitions = doc.get("definitions")
+    if not isinstance(definitions, dict) or list(definitions.items()) != list(DEFINITIONS.items()):
+        return False
+    return all(list(g["exact"]) == list(METRICS) for g in doc["groups"])
+
+
 def cached_scores(info: RunInfo) -> Optional[RunScores]:
-    """The run's scores.json when it was written by this scoring version for exactly these files
-    (manifests and transcripts, checked by their fingerprint), else None."""
+    """The run's scores.json when it was written by this scoring version, with today's metric
+    rows (:func:`same_metric_rows`), for exactly these files (manifests and transcripts, checked
+    by their fingerprint), else None."""
     path = info.out_dir / SCORES_JSON
     if not path.is_file():
         return None
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
         run = doc["run"]
-        if doc.get("scores_version") != SCORES_VERSION or run.get("fingerprint") != content_fingerprint(info):
+        if doc.get("scores_version") != SCORES_VERSION or not same_metric_rows(doc):
+            return None
+        if run.get("fingerprint") != content_fingerprint(info, SCORES_VERSION):
             return None
         if sorted(_rel(d, info.out_dir) for d in info.dirs) != sorted(run["shards"]):
             return None
@@ -159,70 +163,5 @@ def cached_scores(info: RunInfo) -> Optional[RunScores]:
     return RunScores(info, groups)
 
 
-# ------------------------------------------------------------------ the terminal table
-
-def _table(header: List[str], rows: List[List[str]]) -> str:
-    widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
-    def line(r):
-        return "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
-    return "\n".join([line(header), "  ".join("-" * w for w in widths)] + [line(r) for r in rows])
-
-
-def summary_row(m: GroupMetrics) -> List[str]:
-    """A group's cells for every metric row with a column (:data:`eval.metrics.TABLE_ROWS`)."""
-    return table_cells(m)
-
-
-SUMMARY_HEADER = ["run"] + table_header()
-
-
-def usage_rows(scores: Sequence[RunScores], prices: Any = None) -> List[List[str]]:
-    """Per run: reported solver tokens (prompt + completion, reasoning), coverage, cost."""
-    from mira_math.eval.results import cost_cell, tokens_cell
-
-    return [[s.label, tokens_cell(s.overall),
-             "n/a" if s.overall.reasoning_tokens is None else str(s.overall.reasoning_tokens),
-             pct(s.overall.usage_coverage), cost_cell(s, prices)] for s in scores]
-
-
-USAGE_HEADER = ["run", "tokens used (prompt + completion)", "reasoning", "turns with usage %", "cost"]
-
-
-def render_table(scores: Sequence[RunScores], prices: Any = None) -> str:
-    """Runs (with status), overall metrics, accuracy by type / difficulty / family, deltas,
-    reported tokens and cost."""
-    runs = [[s.label, s.run.split, s.run.decoding, str(s.run.get("epochs", 1)), str(s.run.transcripts),
-             str(s.run.expected), s.run.status] for s in scores]
-    parts = [_table(["run", "split", "decoding", "epochs", "transcripts", "selected", "status"], runs),
-             _table(SUMMARY_HEADER, [[s.label] + summary_row(s.overall) for s in scores]),
-             "solver tokens as the backends reported them (n/a: none reported; 'tok est' above is "
-             "the words x 1.3 estimate), cost from --price-in/--price-out or --prices:\n"
-             + _table(USAGE_HEADER, usage_rows(scores, prices))]
-    for kind in ("type", "difficulty", "family"):
-        names = sorted({g.group for s in scores for g in s.groups if g.kind == kind})
-        rows = []
-        for name in names:
-            row = [name]
-            for s in scores:
-                m = s.group(kind, name)
-                row.append("-" if m is None else f"{pct(m.accuracy)} (chance {pct(m.chance)})")
-            rows.append(row)
-        parts.append(f"accuracy % by {kind}:\n" + _table([kind] + [s.label for s in scores], rows))
-    for s in scores:
-        if s.deltas and s.run.regime == "4s":
-            rows = [[d.group, pct(d.zero_shot), pct(d.four_shot), pct(d.delta)] for d in s.deltas]
-            parts.append(f"four-shot minus zero-shot accuracy (points), {s.label} vs {s.paired_with}:\n"
-                         + _table(["group", "zs%", "4s%", "delta"], rows))
-    incomplete = [s.label for s in scores if not s.run.complete]
-    if incomplete:
-        parts.append("INCOMPLETE runs (a shard or transcripts missing; resume them before comparing): "
-                     + "; ".join(incomplete))
-    parts.append("errored transcripts are excluded from every metric but 'err'; hit% and 1st% count "
-                 "canonical offers, offer% and 1st-any% any offer; hit% is over instances with >= 1 "
-                 "request (count without in brackets); fallback%: answers without an ANSWER: line")
-    return "\n\n".join(parts) + "\n"
-
-
-__all__ = ["USAGE_HEADER", "destinations", "usage_rows",
-           "PLACES", "SCORES_CSV", "SCORES_JSON", "SUMMARY_HEADER", "cached_scores", "cell", "num",
-           "render_table", "scores_csv", "scores_document", "summary_row", "trace_cell", "write_scores"]
+__all__ = ["SCORES_CSV", "SCORES_JSON", "cached_scores", "destinations", "exact_value", "run_section",
+           "same_metric_rows", "scores_csv", "scores_document", "write_scores"]

@@ -1,8 +1,10 @@
-"""The results table a paper takes: one row per run (display name, accuracy with its 95% Wilson
-interval, pass@k where runs have epochs, first-request success, hit rate, requests, tokens,
-cost), then accuracy per type and per difficulty; as Markdown (``results.md``) and LaTeX
-(``results.tex``, booktabs). Costs come from reported usage and prices per million tokens
-(:class:`Prices`); a run whose backend reported no usage shows "n/a", never an estimate.
+"""Every table the harness shows, in one place: the cell formatters, the terminal summary of
+``score`` (:func:`render_table`), the results table a paper takes (one row per run, as Markdown
+``results.md`` and LaTeX ``results.tex``, booktabs), and the report's Markdown tables. Scores are
+exact fractions (:mod:`mira_math.eval.scoring`), rounded here only when shown.
+
+Costs come from reported usage and prices per million tokens (:class:`Prices`); a run whose
+backend reported no usage shows "n/a", never an estimate.
 """
 
 from __future__ import annotations
@@ -12,10 +14,36 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
-from mira_math.eval.metrics import GroupMetrics, cost, num, pct
-from mira_math.eval.scoring import RunScores, ScoringError
+from mira_math.eval.metrics import GroupMetrics, cost, fixed, num, pct, table_cells, table_header
+from mira_math.eval.metrics import _trace_cell as trace_cell
+from mira_math.eval.rundir.files import ScoringError
+from mira_math.eval.scoring import RunScores
+
+PLACES = 4                        # decimals written for every ratio / mean
+
+
+def cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, Fraction):
+        return fixed(value, PLACES)
+    return str(value)
+
+
+def group_names(scores: Sequence[RunScores], kind: str) -> List[str]:
+    """The groups of ``kind`` any run has, difficulties in numeric order."""
+    names = {g.group for s in scores for g in s.groups if g.kind == kind}
+    return sorted(names, key=lambda n: (int(n), n) if n.isdigit() else (0, n))
+
+
+def delta_pairs(scores: Sequence[RunScores]) -> List[RunScores]:
+    """The four-shot runs paired with a zero-shot run (their deltas are shown)."""
+    return [s for s in scores if s.deltas and s.run.regime == "4s"]
+
+
+# ------------------------------------------------------------------ results.md and results.tex
 
 RESULTS_MD = "results.md"
 RESULTS_TEX = "results.tex"
@@ -108,11 +136,6 @@ def _interval(m: GroupMetrics, name: str) -> str:
     return f"{pct(value)} [{pct(getattr(m, name + '_ci_low'))}, {pct(getattr(m, name + '_ci_high'))}]"
 
 
-def _group_names(scores: Sequence[RunScores], kind: str) -> List[str]:
-    names = {g.group for s in scores for g in s.groups if g.kind == kind}
-    return sorted(names, key=lambda n: (int(n), n) if n.isdigit() else (0, n))
-
-
 def display_names(scores: Sequence[RunScores], names: Optional[Sequence[str]] = None) -> List[str]:
     """Display names: the ones given (in run order), else each run's label."""
     names = list(names or [])
@@ -155,7 +178,7 @@ def by_rows(scores: Sequence[RunScores], kind: str, names: Optional[Sequence[str
     labels = display_names(scores, names)
     def cell(m: Optional[GroupMetrics]) -> str:
         return "-" if m is None else _interval(m, "accuracy")
-    return [[label] + [cell(s.group(kind, g)) for g in _group_names(scores, kind)]
+    return [[label] + [cell(s.group(kind, g)) for g in group_names(scores, kind)]
             for label, s in zip(labels, scores)]
 
 
@@ -177,7 +200,7 @@ def results_markdown(scores: Sequence[RunScores], prices: Optional[Prices] = Non
              md_table(main_header(scores, prices), main_rows(scores, prices, names))]
     for kind in ("type", "difficulty"):
         parts += [f"## Accuracy % by {kind} [95% CI]",
-                  md_table(["run"] + _group_names(scores, kind), by_rows(scores, kind, names))]
+                  md_table(["run"] + group_names(scores, kind), by_rows(scores, kind, names))]
     return "\n\n".join(parts) + "\n"
 
 
@@ -207,7 +230,7 @@ def results_tex(scores: Sequence[RunScores], prices: Optional[Prices] = None,
                        "MIRA-Math results: accuracy and first-request success with 95% Wilson "
                        "intervals.", "tab:mira-results")]
     for kind in ("type", "difficulty"):
-        parts.append(tex_table(["run"] + _group_names(scores, kind), by_rows(scores, kind, names),
+        parts.append(tex_table(["run"] + group_names(scores, kind), by_rows(scores, kind, names),
                                f"MIRA-Math accuracy (%) by {kind}, 95% Wilson intervals.",
                                f"tab:mira-{kind}"))
     return "\n\n".join(parts) + "\n"
@@ -221,5 +244,116 @@ def write_results(scores: Sequence[RunScores], out_dir: Path, prices: Optional[P
     return [out_dir / RESULTS_MD, out_dir / RESULTS_TEX]
 
 
-__all__ = ["Price", "Prices", "RESULTS_MD", "RESULTS_TEX", "cost_cell", "display_names", "results_markdown",
-           "results_tex", "run_cost", "tex_escape", "tokens_cell", "write_results"]
+# ------------------------------------------------------------------ the terminal table
+
+def text_table(header: List[str], rows: List[List[str]]) -> str:
+    widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
+    def line(r):
+        return "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
+    return "\n".join([line(header), "  ".join("-" * w for w in widths)] + [line(r) for r in rows])
+
+
+def summary_row(m: GroupMetrics) -> List[str]:
+    """A group's cells for every metric row with a column (:data:`mira_math.eval.metrics.TABLE_ROWS`)."""
+    return table_cells(m)
+
+
+SUMMARY_HEADER = ["run"] + table_header()
+
+
+def usage_rows(scores: Sequence[RunScores], prices: Any = None) -> List[List[str]]:
+    """Per run: reported solver tokens (prompt + completion, reasoning), coverage, cost."""
+    return [[s.label, tokens_cell(s.overall),
+             "n/a" if s.overall.reasoning_tokens is None else str(s.overall.reasoning_tokens),
+             pct(s.overall.usage_coverage), cost_cell(s, prices)] for s in scores]
+
+
+USAGE_HEADER = ["run", "tokens used (prompt + completion)", "reasoning", "turns with usage %", "cost"]
+
+
+def render_table(scores: Sequence[RunScores], prices: Any = None) -> str:
+    """Runs (with status), overall metrics, accuracy by type / difficulty / family, deltas,
+    reported tokens and cost."""
+    runs = [[s.label, s.run.split, s.run.decoding, str(s.run.get("epochs", 1)), str(s.run.transcripts),
+             str(s.run.expected), s.run.status] for s in scores]
+    parts = [text_table(["run", "split", "decoding", "epochs", "transcripts", "selected", "status"], runs),
+             text_table(SUMMARY_HEADER, [[s.label] + summary_row(s.overall) for s in scores]),
+             "solver tokens as the backends reported them (n/a: none reported; 'tok est' above is "
+             "the words x 1.3 estimate), cost from --price-in/--price-out or --prices:\n"
+             + text_table(USAGE_HEADER, usage_rows(scores, prices))]
+    for kind in ("type", "difficulty", "family"):
+        names = sorted({g.group for s in scores for g in s.groups if g.kind == kind})
+        rows = []
+        for name in names:
+            row = [name]
+            for s in scores:
+                m = s.group(kind, name)
+                row.append("-" if m is None else f"{pct(m.accuracy)} (chance {pct(m.chance)})")
+            rows.append(row)
+        parts.append(f"accuracy % by {kind}:\n" + text_table([kind] + [s.label for s in scores], rows))
+    for s in scores:
+        if s.deltas and s.run.regime == "4s":
+            rows = [[d.group, pct(d.zero_shot), pct(d.four_shot), pct(d.delta)] for d in s.deltas]
+            parts.append(f"four-shot minus zero-shot accuracy (points), {s.label} vs {s.paired_with}:\n"
+                         + text_table(["group", "zs%", "4s%", "delta"], rows))
+    incomplete = [s.label for s in scores if not s.run.complete]
+    if incomplete:
+        parts.append("INCOMPLETE runs (a shard or transcripts missing; resume them before comparing): "
+                     + "; ".join(incomplete))
+    parts.append("errored transcripts are excluded from every metric but 'err'; hit% and 1st% count "
+                 "canonical offers, offer% and 1st-any% any offer; hit% is over instances with >= 1 "
+                 "request (count without in brackets); fallback%: answers without an ANSWER: line")
+    return "\n\n".join(parts) + "\n"
+
+
+# ------------------------------------------------------------------ the report's Markdown tables
+
+def acc_cell(m: Optional[GroupMetrics]) -> str:
+    """Accuracy [95% Wilson CI] (n), and the blind-guess chance over the same n instances
+    (instances without a finite answer set count 0)."""
+    if m is None or m.accuracy is None:
+        return "not evaluated"
+    text = f"{pct(m.accuracy)} [{pct(m.accuracy_ci_low)}, {pct(m.accuracy_ci_high)}] (n={m.n})"
+    return text + (f" (chance {pct(m.chance_all)})" if m.chance_n else "")
+
+
+def accuracy_table(scores: Sequence[RunScores], kind: str) -> str:
+    names = group_names(scores, kind)
+    rows = [[n] + [acc_cell(s.group(kind, n)) for s in scores] for n in names]
+    return md_table([kind] + [s.label for s in scores], rows)
+
+
+def run_table(scores: Sequence[RunScores]) -> str:
+    rows = []
+    for s in scores:
+        r = s.run
+        responder = "none (oracle hint)" if r.condition == "oracle_hint" else f"`{r.get('responder')}`"
+        shards = "-" if r.shard_count is None else f"{len(r.shards_present)}/{r.shard_count}"
+        rows.append([s.label, f"`{r.get('solver')}`", responder, r.regime, r.condition,
+                     r.get("protocol", "paper"), r.split, r.dataset_checksum[:12] or "-", r.decoding,
+                     ", ".join(d.name for d in r.dirs), shards, r.run_hash[:12], str(r.transcripts),
+                     str(r.expected), r.status])
+    return md_table(["run", "solver", "responder", "regime", "condition", "protocol", "split (seed sets)",
+                     "dataset sha256", "decoding", "directories", "shards", "run_hash", "transcripts",
+                     "selected", "status"], rows)
+
+
+def per_run_table(s: RunScores) -> str:
+    rows = [[f"{g.kind}: {g.group}"] + summary_row(g.metrics) for g in s.groups]
+    return md_table(["group"] + SUMMARY_HEADER[1:], rows)
+
+
+def delta_tables(scores: Sequence[RunScores]) -> List[str]:
+    out = []
+    for s in delta_pairs(scores):
+        rows = [[d.group, pct(d.zero_shot), pct(d.four_shot), pct(d.delta)] for d in s.deltas]
+        out.append(f"**{s.label}** minus **{s.paired_with}** (percentage points):\n\n"
+                   + md_table(["group", "zero-shot %", "four-shot %", "delta"], rows))
+    return out
+
+
+__all__ = ["PLACES", "Price", "Prices", "RESULTS_MD", "RESULTS_TEX", "SUMMARY_HEADER", "USAGE_HEADER",
+           "acc_cell", "accuracy_table", "by_rows", "cell", "cost_cell", "delta_pairs", "delta_tables",
+           "display_names", "group_names", "main_header", "main_rows", "md_table", "num", "per_run_table",
+           "render_table", "results_markdown", "results_tex", "run_cost", "run_table", "summary_row",
+           "tex_escape", "tex_table", "text_table", "tokens_cell", "trace_cell", "usage_rows", "write_results"]
