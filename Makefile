@@ -106,15 +106,19 @@ $(BENCH_VENV)/bin/.installed:
 bench-http: $(BENCH_VENV)/bin/.installed
 	$(BENCH_VENV)/bin/python benchmarks/bench_http.py --client mira inspect --transport aiohttp httpx --eval 2310
 
-# The integrations (inspect_ai task, verifiers environment, openai 2.x) in their own environment:
-# verifiers pins openai<3 and both pull many packages, so the default test venv stays light.
-# MIRA_INTEGRATION_FULL=1: inspect's scores against mira-math eval's over the whole release.
+# The integrations (inspect_ai task, verifiers environment, TRL, openai 2.x) in their own
+# environment: verifiers pins openai<3 and all pull many packages, so the default test venv stays
+# light. MIRA_INTEGRATION_FULL=1: inspect's scores against mira-math eval's over the whole release.
+# torch (for TRL) is installed first and pinned as for real-models (the machine's CPU build,
+# not the CUDA build's gigabytes). The verifiers environment package is installed as a user would.
 INT_VENV ?= .venv-int
 
-$(INT_VENV)/bin/.installed: setup.cfg
+$(INT_VENV)/bin/.installed: setup.cfg environments/mira_math_rl/pyproject.toml
 	$(PYTHON) -m venv $(INT_VENV)
 	$(INT_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(INT_VENV)/bin/python -m pip install --quiet -e '.[test,inspect,rl,ray]'
+	$(INT_VENV)/bin/python -m pip install --quiet torch==2.13.0
+	$(INT_VENV)/bin/python -m pip install --quiet -e '.[test,inspect,rl,trl,ray]'
+	$(INT_VENV)/bin/python -m pip install --quiet -e environments/mira_math_rl
 	touch $@
 
 # inspect's mockllm counts tokens with tiktoken's o200k_base file: a verified copy from the registry

@@ -6,7 +6,7 @@ computes)."""
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Dict, List, Optional, Sequence, Union
 
@@ -63,6 +63,20 @@ def new_episode(inst: Instance, *, solver: str, responder: str = "rules", regime
                    run_seed=run_seed)
 
 
+def make_responder(spec: str = "rules", **options: Any) -> Responder:
+    """The information holder: ``rules`` (default) or ``llm:KIND:MODEL`` (e.g.
+    ``llm:openai:gpt-4o-mini@http://host:8000/v1``), built by the harness's own
+    :func:`mira_math.eval.assemble.make_responder`, as ``mira-math eval --responder`` builds it.
+    It is never trained: it only answers requests. ``llm:same`` is refused: an RL policy has no
+    engine of its own to share."""
+    from mira_math.eval.assemble import make_responder as assemble_responder
+
+    if spec.partition(":")[2] == "same":
+        raise ValueError(f"responder {spec!r}: llm:same needs the solver's own engine, which an RL "
+                         "policy is not; use rules or llm:KIND:MODEL")
+    return assemble_responder(spec, options=options)
+
+
 async def play(episode: Episode, reply: Callable[[Conversation, int], Awaitable[Completion]],
                responder: Optional[Responder] = None) -> Episode:
     """Drive one episode to its end with the runner's own single-episode step
@@ -72,6 +86,29 @@ async def play(episode: Episode, reply: Callable[[Conversation, int], Awaitable[
         return await reply(list(call.conversation), call.seed)
 
     return await play_episode(episode, generate, responder_step(responder or RulesResponder()))
+
+
+@dataclass(frozen=True)
+class RewardOptions:
+    """The reward: the exact verifier's verdict (1/0), optionally shaped. ``first_request``:
+    added when the first request got a canonical fact; ``extra_request``: subtracted for every
+    request after the first. Both default to 0: the reward is then exactly the verdict."""
+
+    first_request: float = 0.0
+    extra_request: float = 0.0
+
+    def parts(self, episode: Episode) -> Dict[str, float]:
+        """The reward's terms, by name: ``correct`` always, the shaping terms when set."""
+        t = episode.transcript
+        terms = {"correct": 1.0 if (t.error is None and t.verdict and t.verdict["correct"]) else 0.0}
+        if self.first_request or self.extra_request:
+            stats = transcript_stats(episode)
+            terms["first_request"] = self.first_request if stats.first_request_canonical else 0.0
+            terms["extra_requests"] = -self.extra_request * max(0, stats.requests - 1)
+        return terms
+
+    def __call__(self, episode: Episode) -> float:
+        return sum(self.parts(episode).values())
 
 
 def transcript_stats(episode: Episode) -> InstanceStats:

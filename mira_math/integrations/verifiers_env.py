@@ -1,42 +1,42 @@
 """MIRA-Math as a verifiers environment (PyPI ``verifiers`` 0.4, its v1 API; extra ``.[rl]``).
 
-The module is a verifiers plugin: it exports one :class:`MiraTaskset` and one :class:`MiraEnv`,
-so ``vf-eval mira-math-rl --model M`` runs it (through the top-level shim
-``scripts/verifiers_plugin/mira_math_rl.py``, on the path but not installed; README, "Integrations").
+The installable plugin is ``environments/mira_math_rl`` (module ``mira_math_rl``): it exports
+:class:`MiraTaskset`, :class:`MiraEnv` and :class:`MiraHarness`, so after ``pip install`` of it
+``vf-eval mira-math-rl --model M --client.base-url URL`` runs offline (README, "RL training").
 
 - :class:`MiraTaskset` yields the release's rows (``--env.taskset.source release``, default;
-  ``family``/``type``/``data`` select rows as ``mira-math eval`` does) or an endless procedural
-  stream (``--env.taskset.source stream``) from the held-out seed set named by
-  ``stream_seed_set``: every streamed instance is checked against the release's
-  ``check-disjoint`` keys (complete problem and solver view) and against the stream's own
-  earlier instances, and skipped (reseeded) on a collision, so the stream is disjoint from the
-  release by construction.
+  ``family``/``type``/``data`` select rows as ``mira-math eval`` does), the endless held-out
+  stream (``stream``) or the endless train stream (``train``), both from
+  :mod:`mira_math.integrations.sources` (disjoint from the release and from each other).
 - :class:`MiraEnv` plays one episode per task: the solver agent speaks, the harness's own
   :class:`~mira_math.game.episode.Episode` reads each turn (budget, requests, answers, format
-  errors, the final turn) and the rules responder answers, turn by turn. The reward is the
-  exact verifier's verdict (1/0); the request-quality metrics are recorded beside it.
+  errors, the final turn) and the responder answers: the rules responder (default) or an LLM
+  (``--env.responder llm:openai:MODEL@URL``, eval's LLM responder, never trained). The reward is
+  the exact verifier's verdict (1/0); the request-quality metrics are recorded beside it.
+- :class:`MiraHarness` is the solver's program: one chat completion per turn, made in-process
+  through the rollout's interception endpoint. verifiers' own ``null`` harness instead bootstraps
+  ``uv`` and a script with ``mcp`` from the network for every rollout.
 """
 
 from __future__ import annotations
 
-import itertools
-from typing import Any, Dict, Iterator, List, Optional, Set
+import json
+from typing import Any, Dict, Iterator, Optional
 
 import verifiers.v1 as vf
+from verifiers.v1.dialects.chat import message_to_wire
 
 from mira_math.game.episode import Episode
 from mira_math.game.messages import Completion, Conversation
 from mira_math.game.prompts import problem_message, system_prompt
-from mira_math.game.responders.rules import RulesResponder
-from mira_math.generators import registry
-from mira_math.generators.build import instance_keys, make_instance
+from mira_math.game.reading import read_message
 from mira_math.generators.schema import Instance
-from mira_math.generators.seeds import SeedSet, instance_seed
-from mira_math.integrations.common import (new_episode, play, record_instance, record_text,
-                                           release_instances, transcript_stats)
+from mira_math.integrations.common import (RewardOptions, make_responder, new_episode, play, record_instance,
+                                           record_text, transcript_stats)
+from mira_math.integrations.sources import (MAX_RESEEDS, STREAM_SEED_SET, instances, release_keys,  # noqa: F401
+                                            stream)
 
-STREAM_SEED_SET = "rl-stream-1"   # the held-out seed set the endless stream draws from
-MAX_RESEEDS = 200
+PLUGIN = "mira-math-rl"
 
 
 class MiraData(vf.TaskData):
@@ -57,12 +57,18 @@ class MiraTask(vf.Task[MiraData, vf.State, vf.TaskConfig]):
 
 class MiraTasksetConfig(vf.TasksetConfig):
     source: str = "release"
-    """``release`` (the committed rows, or ``data``) or ``stream`` (endless, held out)."""
+    """``release`` (the committed rows, or ``data``), ``stream`` (endless, held out) or
+    ``train`` (endless, disjoint from the release, the held-out stream and ``held_out``)."""
     family: Optional[str] = None
     type: Optional[str] = None
     data: Optional[str] = None
     regime: str = "zs"
-    stream_seed_set: str = STREAM_SEED_SET
+    stream_seed_set: Optional[str] = None
+    """The streams' seed set (default ``rl-stream-1`` for ``stream``, ``rl-train-1`` for ``train``)."""
+    parts: list[int] = [1]
+    """The release parts the streams draw from, by withheld facts per instance (k)."""
+    held_out: list[str] = []
+    """Held-out splits (release folders or JSONL files) the streams must also avoid."""
 
 
 def task_for(inst: Instance, regime: str = "zs") -> MiraTask:
@@ -71,81 +77,102 @@ def task_for(inst: Instance, regime: str = "zs") -> MiraTask:
                              difficulty=inst.difficulty, seed_set=inst.seed_set))
 
 
-def release_keys() -> Set[str]:
-    """The committed release's ``check-disjoint`` keys (complete problems and solver views)."""
-    return {key for inst in release_instances() for key in instance_keys(inst)}
-
-
-def stream(seed_set: str = STREAM_SEED_SET, families: Optional[List[str]] = None,
-           exclude: Optional[Set[str]] = None) -> Iterator[Instance]:
-    """Instances from the named held-out seed set, forever: families in turn, difficulties
-    1-3, reseeded past any problem or view that the release (``exclude``, default: its keys)
-    or the stream itself already holds."""
-    seeds = SeedSet.named(seed_set)
-    names = families or registry.names()
-    seen = set(release_keys() if exclude is None else exclude)
-    for n in itertools.count():
-        family = registry.get(names[n % len(names)])
-        difficulty, index = 1 + (n // len(names)) % 3, n // (3 * len(names))
-        for attempt in range(MAX_RESEEDS):
-            inst = make_instance(family, difficulty,
-                                 instance_seed(seeds, family.name, difficulty, index, attempt),
-                                 id=f"{registry.prefix(family.name)}-{seed_set}-{n:08d}",
-                                 seed_set=seed_set)
-            keys = instance_keys(inst)
-            if not seen.intersection(keys):
-                seen.update(keys)
-                yield inst
-                break
-        else:
-            raise RuntimeError(f"stream {seed_set}: {MAX_RESEEDS} reseeds of item {n} all collided")
-
-
 class MiraTaskset(vf.Taskset[MiraTask, MiraTasksetConfig]):
     def __init__(self, config: MiraTasksetConfig) -> None:
         super().__init__(config)
-        if config.source not in ("release", "stream"):
-            raise ValueError(f"unknown source {config.source!r}: use release or stream")
-        self.INFINITE = config.source == "stream"
+        if config.source not in ("release", "stream", "train"):
+            raise ValueError(f"unknown source {config.source!r}: use release, stream or train")
+        self.INFINITE = config.source != "release"
 
     def load(self) -> Iterator[MiraTask]:
         c = self.config
-        if c.source == "stream":
-            families = [c.family] if c.family else (
-                [n for n in registry.names() if registry.type_of(n) == c.type.upper()] if c.type else None)
-            instances: Any = stream(c.stream_seed_set, families)
-        else:
-            instances = release_instances(family=c.family, type=c.type, data=c.data)
-        for inst in instances:
+        for inst in instances(c.source, family=c.family, type=c.type, data=c.data,
+                              seed_set=c.stream_seed_set, parts=c.parts, held_out=c.held_out):
             yield task_for(inst, c.regime)
 
 
+class MiraHarnessConfig(vf.HarnessConfig):
+    pass
+
+
+class MiraHarness(vf.Harness[MiraHarnessConfig]):
+    """A tool-less chat turn run in-process: the conversation so far goes to the rollout's
+    interception endpoint (so verifiers records, limits and relays it as for any program) and
+    the reply comes back as the segment. Nothing is installed or downloaded."""
+
+    APPENDS_SYSTEM_PROMPT = True
+    SUPPORTS_RESUME = True
+    EXECUTES_CODE = False
+    NEEDS_CONTAINER = False
+
+    async def launch(self, ctx: Any, trace: Any, runtime: Any, endpoint: str, secret: str,
+                     mcp_urls: Dict[str, str], data: Any, tool_interception_url: Optional[str] = None) -> Any:
+        from openai import AsyncOpenAI
+
+        system, prompt = self.resolve_prompt(data)
+        messages: list = [{"role": "system", "content": system}] if system else []
+        if isinstance(prompt, str):
+            messages.append({"role": "user", "content": prompt})
+        elif prompt is not None:
+            messages.extend(_as_the_episode_keeps(message_to_wire(m)) for m in prompt)
+        async with AsyncOpenAI(base_url=endpoint, api_key=secret, max_retries=0) as client:
+            reply = await client.chat.completions.create(model=ctx.model, messages=messages)
+        return vf.ProgramResult(exit_code=0, stdout=reply.choices[0].message.content or "", stderr="")
+
+
+def _as_the_episode_keeps(message: Dict[str, Any]) -> Dict[str, Any]:
+    """An earlier solver turn as ``Episode`` puts it back into the conversation (its visible
+    part, stripped; the reasoning dropped), so the model is asked exactly what ``eval`` asks."""
+    if message.get("role") != "assistant":
+        return message
+    reading = read_message(message.get("content") or "", message.get("reasoning_content"))
+    return {"role": "assistant", "content": reading.visible.strip()}
+
+
 class MiraEnvConfig(vf.EnvConfig):
-    solver: vf.AgentConfig = vf.AgentConfig(harness={"id": "null"}, runtime={"type": "subprocess"})
-    """The policy: a tool-less chat loop (the dialogue is plain text), run locally."""
+    solver: vf.AgentConfig = vf.AgentConfig(runtime={"type": "subprocess"})
+    """The policy, in a local runtime; its harness is the taskset's default, the plugin's
+    :class:`MiraHarness` (one in-process chat turn per segment: the dialogue is plain text)."""
     regime: str = "zs"
+    responder: str = "rules"
+    """The information holder: ``rules`` or ``llm:KIND:MODEL`` (``llm:openai:MODEL@URL``), as
+    ``mira-math eval --responder`` takes it; an LLM holder is a second, untrained model."""
+    first_request_reward: float = 0.0
+    """Shaping (default off): added to the reward when the first request got a canonical fact."""
+    extra_request_penalty: float = 0.0
+    """Shaping (default off): subtracted from the reward for every request after the first."""
 
 
-def _reply_from(segment: Any) -> Completion:
+def _reply_from(segment: Any, trace: Any = None) -> Completion:
+    """The solver's turn as the native runner records it: the reply's own text (not stripped),
+    a reasoning model's separate reasoning, and the call's finish reason."""
     if segment.terminated:
         return Completion(error="the agent's run ended before answering (turn or token limit)")
-    return Completion(text=segment.last_reply, finish_reason="stop")
+    text, reasoning = segment.last_reply, None
+    for message in reversed(getattr(segment, "messages", None) or []):
+        if getattr(message, "role", None) == "assistant":
+            text, reasoning = message.content or "", getattr(message, "reasoning_content", None) or None
+            break
+    calls = getattr(trace, "calls", None) or []
+    finish = calls[-1].finish_reason if calls and calls[-1].finish_reason else "stop"
+    return Completion(text=text, finish_reason=finish, reasoning=reasoning)
 
 
-async def play_interaction(interaction: Any, inst: Instance, regime: str = "zs") -> Episode:
+async def play_interaction(interaction: Any, inst: Instance, regime: str = "zs",
+                           responder: Any = None, responder_spec: str = "rules") -> Episode:
     """One MIRA episode over a verifiers interaction: the task's prompt opens it, each later
     user turn is the harness's reply (the responder's line or decline, the budget line)."""
-    episode = new_episode(inst, solver="verifiers", regime=regime)
+    episode = new_episode(inst, solver="verifiers", responder=responder_spec, regime=regime)
     opened = False
 
     async def reply(conversation: Conversation, seed: int) -> Completion:
         nonlocal opened
         if not opened:
             opened = True
-            return _reply_from(await interaction.turn())
-        return _reply_from(await interaction.turn(conversation[-1]["content"]))
+            return _reply_from(await interaction.turn(), getattr(interaction, "trace", None))
+        return _reply_from(await interaction.turn(conversation[-1]["content"]), getattr(interaction, "trace", None))
 
-    return await play(episode, reply, RulesResponder())
+    return await play(episode, reply, responder)
 
 
 def episode_signals(episode: Episode) -> Dict[str, float]:
@@ -169,6 +196,7 @@ class MiraEnv(vf.Env[MiraEnvConfig]):
     def __init__(self, config: MiraEnvConfig) -> None:
         super().__init__(config)
         self._played: Dict[int, Episode] = {}
+        self.responder = make_responder(config.responder)
 
     async def setup(self, agents: Any) -> None:
         return None
@@ -176,15 +204,21 @@ class MiraEnv(vf.Env[MiraEnvConfig]):
     async def run(self, task: Any, agents: Any) -> None:
         inst = record_instance(task.data.record)
         async with agents.solver.interaction(task) as interaction:
-            self._played[id(task)] = await play_interaction(interaction, inst, self.config.regime)
+            self._played[id(task)] = await play_interaction(interaction, inst, self.config.regime,
+                                                            self.responder, self.config.responder)
 
     async def finalize(self, task: Any, episode: Any) -> None:
         played = self._played.pop(id(task))
         signals = episode_signals(played)
+        reward = RewardOptions(self.config.first_request_reward, self.config.extra_request_penalty)
         for trace in episode.traces:
             if trace.agent.name == "solver":
-                trace.record_reward("correct", signals["correct"])
+                for name, value in reward.parts(played).items():   # "correct": the verifier's 1/0
+                    trace.record_reward(name, value)
                 trace.record_metrics({k: v for k, v in signals.items() if k != "correct"})
+                # the episode as transcripts.jsonl stores it, under the text protocol of the paper
+                trace.info["mira"] = {"protocol": "paper",
+                                      "transcript": json.loads(played.transcript.to_json_line())}
 
 
-__all__ = ["MiraEnv", "MiraTaskset"]
+__all__ = ["MiraEnv", "MiraHarness", "MiraTaskset"]

@@ -5,9 +5,9 @@ MiraEnv.run/finalize that score as ``run_episode`` does."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from pathlib import Path
-import contextlib
 from dataclasses import dataclass, field
 from typing import Any, List
 
@@ -19,20 +19,31 @@ pytest.importorskip("verifiers.v1", reason="needs the rl extra: pip install -e '
 import mira_math  # noqa: E402
 from mira_math.eval.solvers import make_solver  # noqa: E402
 from mira_math.game.messages import SolverCall  # noqa: E402
+from mira_math.generators import registry  # noqa: E402
 from mira_math.generators.build import instance_keys  # noqa: E402
 from mira_math.integrations import verifiers_env as ve  # noqa: E402
 from mira_math.integrations.common import release_instances  # noqa: E402
 
+pytest.importorskip("mira_math_rl", reason="needs the environment package: "
+                                           "pip install -e environments/mira_math_rl (make test-integrations)")
+
 PLUGIN = "mira-math-rl"
-# the shim is not installed (the wheel has no top-level name but mira_math): put it on the path
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "verifiers_plugin"))
+sys.path.insert(0, str(Path(__file__).parent))
+from replay import plain  # noqa: E402
 
 
 def test_verifiers_resolves_the_plugin():
     from verifiers.v1.utils.loaders import environment_class, taskset_class
 
+    from verifiers.v1.utils.loaders import harness_class, resolve_env_config
+
     assert taskset_class(PLUGIN) is ve.MiraTaskset
     assert environment_class(PLUGIN) is ve.MiraEnv
+    assert harness_class(PLUGIN) is ve.MiraHarness
+    # the solver's default harness is the plugin's in-process one, in a local runtime
+    config = resolve_env_config({"taskset": {"id": PLUGIN}})
+    assert type(config.agent_harnesses()["solver"]).__name__ == "MiraHarnessConfig"
+    assert config.solver.runtime.type == "subprocess"
     env = ve.MiraEnv(ve.MiraEnvConfig(taskset={"id": PLUGIN, "family": "crt_reconstruction"}))
     tasks = list(env.taskset)
     assert [t.data.id for t in tasks] == [i.id for i in release_instances(family="crt_reconstruction")]
@@ -59,7 +70,7 @@ def test_stream_is_endless_and_disjoint_from_the_release():
     keys = [k for inst in streamed for k in instance_keys(inst)]
     assert not release.intersection(keys)
     assert len(set(keys)) == len(keys)                    # no repeats within the stream either
-    assert {i.family for i in streamed} == set(ve.registry.names())
+    assert {i.family for i in streamed} == set(registry.names())
 
 
 def test_stream_reseeds_past_a_collision():
@@ -101,6 +112,7 @@ class Trace:
     name: str
     rewards: dict = field(default_factory=dict)
     metrics: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
 
     @property
     def agent(self):
@@ -155,7 +167,11 @@ def test_scripted_rollouts_score_like_run_episode(spec):
         assert solver_trace.rewards == {"correct": 1.0 if native["verdict"]["correct"] else 0.0}
         requests = sum(t["role"] == "responder" for t in native["turns"])
         assert solver_trace.metrics["requests"] == requests
-        assert other.rewards == {} and other.metrics == {}
+        assert other.rewards == {} and other.metrics == {} and other.info == {}
+        assert solver_trace.info["mira"]["protocol"] == "paper"
+        # as transcripts.jsonl stores it: a default epoch (0) is left out of the line
+        stored = {k: v for k, v in native.items() if not (k == "epoch" and v == 0)}
+        assert plain(solver_trace.info["mira"]["transcript"]) == plain(stored), inst.id
         assert session.messages[:2] == mira_math.initial_messages(inst)
         assert [m["content"] for m in session.messages if m["role"] == "assistant"] == [
             t["raw"] for t in native["turns"] if t["role"] == "solver"]
@@ -175,3 +191,12 @@ def test_an_agent_that_stops_early_is_an_errored_zero():
     (solver_trace, _), _ = _rollout(env, task, "reference", limit=1)   # ends after the request
     assert solver_trace.rewards == {"correct": 0.0}
     assert solver_trace.metrics["errored"] == 1.0
+
+
+def test_shaping_terms_are_separate_rewards_and_off_by_default():
+    env = ve.MiraEnv(ve.MiraEnvConfig(taskset={"id": PLUGIN}, first_request_reward=0.5, extra_request_penalty=0.1))
+    task = next(iter(env.taskset))
+    (solver_trace, _), _ = _rollout(env, task, "reference")
+    assert solver_trace.rewards == {"correct": 1.0, "first_request": 0.5, "extra_requests": 0.0}
+    (solver_trace, _), _ = _rollout(env, task, "noask")
+    assert solver_trace.rewards["first_request"] == 0.0 and solver_trace.rewards["extra_requests"] == 0.0

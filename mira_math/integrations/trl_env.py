@@ -1,0 +1,131 @@
+"""MIRA-Math as a TRL environment: ``GRPOTrainer(environment_factory=MiraToolEnv, ...)`` (TRL's
+experimental API, 1.16; extra ``.[trl]``). TRL builds one instance per rollout, calls ``reset``
+with the example's fields, offers every public method as a tool and scores the rollout with
+``get_reward``. This module imports neither TRL nor torch: the environment is plain Python.
+
+This is a **tool-call protocol**, not the paper's text protocol: the policy asks with the
+``ask`` tool and answers with the ``answer`` tool instead of writing ``REQUEST:``/``ANSWER:``
+lines, and sees the problem without the paper's system prompt. Its records carry
+``protocol: tool-call-v1`` and are never written as a run directory, so they cannot reach
+``mira-math score``/``report`` or any paper-comparable table (docs/decisions.md, issue 36).
+
+The rules of the game are still the harness's own :class:`~mira_math.game.episode.Episode`:
+each tool call is handed to it as the one-line action it stands for, so the budget, the
+responder (rules by default, or eval's LLM responder), the final turn and the exact verifier
+are the ones ``mira-math eval`` uses."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, Iterator, Optional
+
+from mira_math.game.episode import Episode
+from mira_math.game.messages import Completion
+from mira_math.game.protocol import DECLINE_TEXT
+from mira_math.game.prompts import problem_message
+from mira_math.generators.schema import Instance
+from mira_math.integrations.common import RewardOptions, make_responder, record_instance
+from mira_math.integrations.sources import instances
+
+PROTOCOL = "tool-call-v1"
+
+INSTRUCTIONS = """\
+Exactly one fact you need is missing from this problem; an information holder has it. Call the \
+tool `ask` with one precise request naming the missing quantity (the holder answers only an exact \
+match, with the fact verbatim; each call spends one request of your budget), then call the tool \
+`answer` with your exact final answer. Only your first `answer` call counts."""
+
+
+class MiraToolEnv:
+    """One rollout's MIRA episode behind two tools. ``reset(record=LINE)`` plays that release
+    row; ``reset()`` (TRL's placeholder rows) takes the next instance of ``source``."""
+
+    def __init__(self, source: Optional[Iterator[Instance]] = None, responder: str = "rules",
+                 reward: Optional[RewardOptions] = None) -> None:
+        self._source = source
+        self._responder_spec = responder
+        self._responder = make_responder(responder)
+        self._reward = reward or RewardOptions()
+        self._episode: Optional[Episode] = None
+        self.refused = 0
+
+    def reset(self, **example: Any) -> str:
+        """Start an episode: the example's ``record`` (a release line) or the source's next
+        instance; returns the problem and the protocol's instructions (TRL appends them to the
+        last user message)."""
+        record = example.get("record")
+        if record:
+            inst = record_instance(record)
+        else:
+            if self._source is None:
+                self._source = instances("train")
+            inst = next(self._source)
+        self._episode = Episode(inst, solver="trl", responder=self._responder_spec, regime="zs")
+        self.refused = 0
+        return f"{problem_message(inst)}\n\n{INSTRUCTIONS}"
+
+    @property
+    def episode(self) -> Episode:
+        if self._episode is None:
+            raise RuntimeError("reset() starts an episode first")
+        return self._episode
+
+    def ask(self, request: str) -> str:
+        """Ask the information holder for the one missing fact.
+
+        Args:
+            request: One precise request naming the missing quantity, in the problem's notation.
+
+        Returns:
+            The holder's reply (the fact verbatim, or a decline) and the requests left.
+        """
+        episode = self.episode
+        if episode.done:
+            self.refused += 1
+            return "The episode is over: your answer is in."
+        if episode.state.final_turn or episode.state.requests_left <= 0:
+            self.refused += 1
+            return "No requests left: call `answer` with your final answer."
+        call = episode.on_solver(Completion(text=f"REQUEST: {_one_line(request)}", finish_reason="stop"))
+        if call is not None:
+            episode.on_responder(self._responder.respond([call])[0])
+        turn = episode.transcript.turns[-1]
+        shown = turn.shown if getattr(turn, "role", "") == "responder" else DECLINE_TEXT
+        left = episode.state.requests_left
+        tail = f"{left} request(s) left." if left else "No requests left: call `answer` with your final answer."
+        return f"Information holder: {shown}\n{tail}"
+
+    def answer(self, value: str) -> str:
+        """Give your final answer; only the first call counts.
+
+        Args:
+            value: The exact answer, e.g. an integer or a reduced fraction such as 3/7.
+
+        Returns:
+            Whether the answer was recorded.
+        """
+        episode = self.episode
+        if episode.done:
+            self.refused += 1
+            return "The episode is over: your answer is in."
+        episode.on_solver(Completion(text=f"ANSWER: {_one_line(str(value))}", finish_reason="stop"))
+        return "Answer recorded."
+
+    def get_reward(self) -> float:
+        """The exact verifier's verdict on the answer, shaped only as :class:`RewardOptions`
+        says; 0 for a rollout that never called ``answer`` (no answer is a wrong answer)."""
+        episode = self.episode
+        return self._reward(episode) if episode.done else 0.0
+
+    def record(self) -> Dict[str, Any]:
+        """The rollout as a record: the protocol tag, the transcript (as ``transcripts.jsonl``
+        stores it; no verdict when the policy never answered), the refused tool calls and the
+        reward."""
+        episode = self.episode
+        return {"protocol": PROTOCOL, "transcript": json.loads(episode.transcript.to_json_line()),
+                "answered": episode.done, "refused_calls": self.refused, "reward": self.get_reward()}
+
+
+def _one_line(text: str) -> str:
+    """A tool argument as one action line (the reader takes the last action line of a message)."""
+    return " ".join(str(text).split())
