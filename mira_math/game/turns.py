@@ -71,7 +71,11 @@ def split_reasoning(text: str) -> Tuple[str, Optional[str]]:
     with no block open (templates that open the block in the prompt) makes everything before
     it reasoning. gpt-oss's analysis channel (``<|channel|>analysis<|message|>`` ... ``<|end|>``)
     is a block too. A tag in inline code or a code fence is text. One scan."""
-    if "<" not in text and "[" not in text and "\u25c1" not in text:
+    low = text.lower()      # substring scans first: most messages name no reasoning tag
+    if "think" not in low and "thought" not in low and "reason" not in low and "<|channel|>" not in low:
+        return text, None
+    first = _REASONING_TAG_RE.search(text)
+    if first is None:
         return text, None
     visible: List[str] = []
     thoughts: List[str] = []
@@ -79,7 +83,7 @@ def split_reasoning(text: str) -> Tuple[str, Optional[str]]:
     depth, pos, block_start = 0, 0, 0
     harmony = False          # the open block is an analysis channel, closed by <|end|>
     found = False
-    for m in _REASONING_TAG_RE.finditer(text):
+    for m in _REASONING_TAG_RE.finditer(text, first.start()):
         if code.inside(m.start()):
             continue
         if m.group("hend") is not None and not harmony:
@@ -130,8 +134,8 @@ _LABEL_RE = re.compile(
     r"(?::|\uff1a|(?:replies|responds|says)\b)"
     r"|your message had no action line|you have no requests left|[0-9]{1,3} request\(s\) left\.)",
     re.IGNORECASE | re.MULTILINE)
-_LABEL_WORDS = ("holder", "responder", "user", "human", "system", "your message had",
-                "you have no requests", "request(s) left")
+_LABEL_WORDS = ("holder", "responder", "user", "human", "system", "your message had", "no requests left",
+                "(s) left.")
 
 # Chat-template special tokens: <|name|>, DeepSeek's <｜name｜>, Gemma's <start_of_turn>,
 # Llama 2 / Mistral's [INST], and the end of a sequence.
@@ -202,13 +206,13 @@ def cut_at_other_speaker(text: str) -> Tuple[str, Optional[Dict[str, object]]]:
     its turn or opening another role's), with its own template header tokens turned into
     line breaks. Returns the part and the cut (``line``, the 1-based line number;
     ``speaker``, that line's start; ``dropped``, the text removed), None if uncut."""
-    low = text.lower()   # substring scans first: most messages hold no label and no token
     start: Optional[int] = None
+    low = text.lower()   # substring scans first: most messages hold no label and no token
     if any(word in low for word in _LABEL_WORDS):
         m = _LABEL_RE.search(text)
         start = m.start() if m is not None else None
     own: List[Tuple[int, int]] = []
-    if "<|" in text or "<\uff5c" in text or "_of_turn>" in low or "inst]" in low or "</s>" in text:
+    if _TOKEN_RE.search(text) is not None:
         at, own = _template_cut(text)
         if at is not None and (start is None or at < start):
             start = at
