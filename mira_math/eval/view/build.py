@@ -19,6 +19,7 @@ import json
 import re
 import shutil
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -93,13 +94,44 @@ def _run_doc(info: RunInfo) -> Dict[str, Any]:
 
 # ------------------------------------------------------------------ building
 
+LOCK_NAME = ".mira-view.lock"
+
+
+@contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on ``OUT/.mira-view.lock`` for the whole build: a second
+    ``view`` into the same folder is refused (one line, exit 1) instead of mixing its pages
+    with the first's. The kernel drops the lock when a killed build's process ends."""
+    if out.exists() and not out.is_dir():
+        raise ViewError(f"{out}: exists and is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    fh = (out / LOCK_NAME).open("a+")
+    try:
+        try:
+            import fcntl
+        except ImportError:        # no flock on this platform: build unlocked
+            yield
+            return
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise ViewError(f"{out}: another mira-math view is writing this folder (locked "
+                            f"{out / LOCK_NAME}); wait for it or choose another --out") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    finally:
+        fh.close()
+
+
 def _prepare_out(out: Path) -> Path:
     """``out`` is created, or is a previous viewer folder whose data files are replaced."""
     if out.exists() and not out.is_dir():
         raise ViewError(f"{out}: exists and is not a folder")
     data = out / DATA_DIR
     if out.is_dir():
-        foreign = [p.name for p in out.iterdir() if p.name not in ("index.html", DATA_DIR)]
+        foreign = [p.name for p in out.iterdir() if p.name not in ("index.html", DATA_DIR, LOCK_NAME)]
         if data.exists():
             foreign += [f"{DATA_DIR}/{p.name}" for p in data.iterdir() if not _OWN_FILES.match(p.name)]
         if foreign:
@@ -396,7 +428,12 @@ def build_view(run_dirs: Sequence[Path], out: Path, page_size: int = DEFAULT_PAG
         raise ViewError(f"rows per table chunk must be >= 1, got {chunk_rows}")
     runs = group_runs(run_dirs)
     assign_labels(runs)
-    data = _prepare_out(Path(out))
+    with _locked(Path(out)):
+        return _build_locked(runs, Path(out), page_size, chunk_rows)
+
+
+def _build_locked(runs: List[RunInfo], out: Path, page_size: int, chunk_rows: int) -> ViewResult:
+    data = _prepare_out(out)
     enabled = gc.isenabled()
     gc.disable()        # nothing built here holds a cycle; the collector's passes cost more than the work
     try:
