@@ -124,7 +124,7 @@ def make_responder(spec: str, solver=None, options=None):
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from mira_math.eval.backends.base import GenParams
-    from mira_math.eval.runner import RunConfig, data_files, load_data, run
+    from mira_math.eval.runner import RunConfig, data_files, empty_replies_warning, load_data, run
     from mira_math.eval.solvers import make_solver
 
     options = {"tensor_parallel_size": args.tensor_parallel_size, "max_model_len": args.max_model_len,
@@ -217,6 +217,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
           f"correct, {result.errors} errors, "
           f"{result.calls.get('solver_requests', result.calls.get('solver_calls', 0))} solver calls, "
           f"{result.wall_s:.2f} s")
+    if result.all_replies_empty:
+        print(f"warning: {args.out}: {empty_replies_warning(result.empty_solver_turns)} "
+              "(recorded in its manifest)", file=sys.stderr)
     if result.responder_errors:
         every = result.responder_errors == result.responder_turns
         print(f"mira-math eval: {result.responder_errors} of {result.responder_turns} responder "
@@ -258,6 +261,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     scores = score(args.run_dirs)
     written = write_scores(scores, args.out)
     print(render_table(scores, prices_from(args)), end="")
+    for s in scores:       # warnings eval recorded about a run as a whole (every reply empty, ...)
+        flagged = {text for m in s.run.manifests if isinstance(m.get("warnings"), dict)
+                   for text in m["warnings"].values() if isinstance(text, str)}
+        for text in sorted(flagged):
+            print(f"warning: {s.label}: {text}", file=sys.stderr)
     if written:
         print("wrote " + ", ".join(str(p) for p in written))
     merged = [s.label for s in scores if len(s.run.dirs) > 1 and args.out is None]

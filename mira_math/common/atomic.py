@@ -43,7 +43,7 @@ def remove_stale_temporaries(path: Path) -> List[Path]:
     (``.NAME.tmp-PID`` of a process that no longer runs); a live writer's stays. Returns
     the files removed."""
     prefix = f".{path.name}.tmp-"
-    removed = []
+    removed: List[Path] = []
     try:
         entries = list(path.parent.iterdir()) if path.parent.is_dir() else []
     except OSError:
