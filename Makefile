@@ -9,8 +9,13 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-venv: $(BIN)/python
+# A stamp, so that one `make test` installs once (its sub-make for wheel-smoke finds it done);
+# it is redone when the package's metadata changes.
+$(VENV)/.installed: $(BIN)/python setup.cfg setup.py pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+venv: $(VENV)/.installed
 
 demo: venv
 	rm -rf build/release
@@ -41,8 +46,11 @@ browser:
 	    echo "  macOS: brew install --cask chromium   or point MIRA_CHROMIUM at a Chromium binary"; \
 	  else \
 	    echo "installing chromium (apt) for the viewer's browser test"; \
-	    $$sudo apt-get update -qq && \
-	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; \
+	    if ! { $$sudo apt-get update -qq && \
+	           $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }; then \
+	      echo "chromium could not be installed (apt failed: another process may hold the dpkg lock)."; \
+	      echo "The viewer's browser tests will be skipped; rerun 'make browser' later to run them."; \
+	    fi; \
 	  fi; }
 
 test: venv browser lint
