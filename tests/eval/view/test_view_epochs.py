@@ -31,10 +31,32 @@ def test_epochs_get_a_column_and_a_subset_run_counts_its_own_instances(tmp_path,
     assert "6 transcripts of 1 runs, 3 instances" in capsys.readouterr().out
 
 
-def test_the_page_script_links_and_shows_the_epoch_and_reasoning_once():
-    from importlib import resources
+def test_in_the_browser_epochs_link_apart_reasoning_shows_once_usage_is_reported(tmp_path):
+    """The page itself (headless Chromium, as test_browser.py): each epoch its own link, the
+    inline think block not repeated above its disclosure, the server's usage in the verdict."""
+    from tests.eval.view import test_browser as tb
+    from tests.eval.view.test_browser import Page
 
-    js = resources.files("mira_math.eval.view").joinpath("assets/viewer.js").read_text(encoding="utf-8")
-    assert '"&ep=" + R.ep[selRow]' in js and "q.ep" in js                 # the link names the epoch
-    assert "withoutReasoning(turn.raw)" in js                              # think block shown once
-    assert '["tokens (reported)", reportedUsage(t)]' in js                 # the server's usage
+    run = tmp_path / "sampler"
+    assert main(["eval", "--solver", "sampler", "--temperature", "0.7", "--epochs", "2", "--seed", "1",
+                 "--families", "bayes_missing_prior", "--limit", "1", "--out", str(run)]) == 0
+    path = run / "transcripts.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    first = rows[0]["turns"][0]
+    first["raw"] = "<think>\nSECRET DRAFT\n</think>\n\n" + first["raw"]
+    first["reasoning"] = "SECRET DRAFT"
+    first["meta"] = {"usage": {"prompt_tokens": 120, "completion_tokens": 30}}
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "view"
+    build_view([run], out)
+    tid = rows[0]["id"]
+    with tb.sync_playwright_browser() as b:
+        v = Page(b, out, f"#run=0&id={tid}&ep=1")
+        v.wait("location.hash.indexOf('&ep=1') > 0 && MIRA.state().selected >= 0")
+        v.page.keyboard.press("k")                          # the other epoch: its own link
+        v.wait(f"location.hash === '#run=0&id={tid}'")
+        v.page.wait_for_selector(".turn.solver pre")
+        text = v.page.locator("#detail").text_content()     # collapsed details included
+        assert text.count("SECRET DRAFT") == 1              # under the disclosure only
+        assert "120 in, 30 out" in v.page.locator(".verdict").first.inner_text()
+        v.close()
