@@ -29,7 +29,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from mira_math.eval.compare import HEADER as COMPARE_HEADER, Comparison, compare_runs
 from mira_math.eval.compare import table_rows as compare_rows
-from mira_math.eval.results import Prices, main_header, main_rows, md_table, write_results
+from mira_math.eval.results import Prices, display_names, main_header, main_rows, md_table, write_results
 from mira_math.eval.score_output import (SUMMARY_HEADER, USAGE_HEADER, cached_scores, summary_row, trace_cell,
                                          usage_rows)
 from mira_math.common.extras import install_command, installed
@@ -517,6 +517,10 @@ def report(run_dirs: Sequence[Path], out_dir: Path, prices: Optional[Prices] = N
     matplotlib the tables alone, saying what the figures need."""
     can_draw = installed("matplotlib")                      # checked, not imported: scoring first
     scores = load_scores(run_dirs)
+    if names:          # --name: the display names in every section and figure, not the table alone
+        for s, name in zip(scores, display_names(scores, names)):
+            s.run.label = name
+        pair_regimes(scores)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []

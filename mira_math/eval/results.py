@@ -133,9 +133,27 @@ def main_rows(scores: Sequence[RunScores], prices: Optional[Prices],
         row += [_interval(m, "first_request_success"), pct(m.hit_rate), num(m.avg_requests),
                 "n/a" if m.avg_tokens_used is None else num(m.avg_tokens_used, 0), num(m.avg_tokens, 0),
                 str(m.responder_errors)]
-        if prices is not None and prices.any:
-            row.append(cost_cell(s, prices))
-        rows.append(row)
+        rows.append(row)     # per-instance columns only: the run's cost has its own table
+    return rows
+
+
+COST_UNIT = "in the prices' currency"
+COST_HEADER = ["run", "instances", "prompt + completion tokens", f"cost ({COST_UNIT})",
+               f"cost / instance ({COST_UNIT})"]
+
+
+def cost_rows(scores: Sequence[RunScores], prices: Optional[Prices],
+              names: Optional[Sequence[str]] = None) -> List[List[str]]:
+    """Per run: its reported tokens and what they cost at the given prices (per million tokens):
+    a total for the run, and per instance; n/a where no usage was reported."""
+    rows = []
+    for name, s in zip(display_names(scores, names), scores):
+        m = s.overall
+        n = m.instances if m.instances is not None else m.n
+        total = run_cost(s, prices)
+        per = None if total is None or not n else total / n
+        rows.append([name, str(n), tokens_cell(m), cost_cell(s, prices),
+                     "-" if prices is None or prices.for_run(s) is None else ("n/a" if per is None else num(per, 6))])
     return rows
 
 
@@ -146,8 +164,6 @@ def main_header(scores: Sequence[RunScores], prices: Optional[Prices]) -> List[s
         header += ["pass@k %", "pass^k %", "epoch sd"]
     header += ["first request % [95% CI]", "hit rate %", "avg requests", "tokens used / inst.",
                "tokens est. / inst.", "responder errors"]
-    if prices is not None and prices.any:
-        header.append("cost")
     return header
 
 
@@ -173,8 +189,11 @@ def results_markdown(scores: Sequence[RunScores], prices: Optional[Prices] = Non
              "as the unit when a run has several epochs); tokens used: solver prompt + completion "
              "tokens per instance as the backend reported them (n/a: no usage reported); tokens est.: "
              "the paper's words x 1.3 estimate." + (" Cost: from reported usage and prices per "
-                                                     "million tokens." if prices and prices.any else ""),
+                                                     "million tokens, below." if prices and prices.any else ""),
              md_table(main_header(scores, prices), main_rows(scores, prices, names))]
+    if prices is not None and prices.any:
+        parts += [f"## Cost ({COST_UNIT}, from reported usage and prices per million tokens)",
+                  md_table(COST_HEADER, cost_rows(scores, prices, names))]
     for kind in ("type", "difficulty"):
         parts += [f"## Accuracy % by {kind} [95% CI]",
                   md_table(["run"] + _group_names(scores, kind), by_rows(scores, kind, names))]
@@ -189,23 +208,35 @@ def tex_escape(text: str) -> str:
     return "".join(_TEX.get(ch, ch) for ch in str(text))
 
 
+# A table this many columns wide or wider spans both columns of a two-column paper (table*);
+# every table is scaled down to its width where it would overflow (\resizebox, graphicx).
+WIDE_COLUMNS = 6
+
+
 def tex_table(header: Sequence[str], rows: Sequence[Sequence[str]], caption: str, label: str) -> str:
     spec = "l" + "r" * (len(header) - 1)
-    lines = [r"\begin{table}[t]", r"\centering", r"\small", f"\\caption{{{tex_escape(caption)}}}",
-             f"\\label{{{label}}}", f"\\begin{{tabular}}{{{spec}}}", r"\toprule",
+    env = "table*" if len(header) >= WIDE_COLUMNS else "table"
+    width = r"\textwidth" if env == "table*" else r"\columnwidth"
+    lines = [f"\\begin{{{env}}}[t]", r"\centering", r"\small", f"\\caption{{{tex_escape(caption)}}}",
+             f"\\label{{{label}}}", f"\\resizebox{{\\ifdim\\width>{width}{width}\\else\\width\\fi}}{{!}}{{%",
+             f"\\begin{{tabular}}{{{spec}}}", r"\toprule",
              " & ".join(tex_escape(h) for h in header) + r" \\", r"\midrule"]
     lines += [" & ".join(tex_escape(c) for c in r) + r" \\" for r in rows]
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    lines += [r"\bottomrule", r"\end{tabular}}", f"\\end{{{env}}}"]
     return "\n".join(lines)
 
 
 def results_tex(scores: Sequence[RunScores], prices: Optional[Prices] = None,
                 names: Optional[Sequence[str]] = None) -> str:
-    """Tables for a paper (needs ``\\usepackage{booktabs}``)."""
-    parts = ["% MIRA-Math results (mira-math report); needs \\usepackage{booktabs}",
+    """Tables for a paper (needs ``\\usepackage{booktabs,graphicx}``): wide tables span both
+    columns (``table*``) and every table is scaled down to fit where it would overflow."""
+    parts = ["% MIRA-Math results (mira-math report); needs \\usepackage{booktabs,graphicx}",
              tex_table(main_header(scores, prices), main_rows(scores, prices, names),
                        "MIRA-Math results: accuracy and first-request success with 95% Wilson "
                        "intervals.", "tab:mira-results")]
+    if prices is not None and prices.any:
+        parts.append(tex_table(COST_HEADER, cost_rows(scores, prices, names),
+                               f"MIRA-Math cost ({COST_UNIT}) from reported usage.", "tab:mira-cost"))
     for kind in ("type", "difficulty"):
         parts.append(tex_table(["run"] + _group_names(scores, kind), by_rows(scores, kind, names),
                                f"MIRA-Math accuracy (%) by {kind}, 95% Wilson intervals.",
@@ -221,5 +252,5 @@ def write_results(scores: Sequence[RunScores], out_dir: Path, prices: Optional[P
     return [out_dir / RESULTS_MD, out_dir / RESULTS_TEX]
 
 
-__all__ = ["Price", "Prices", "RESULTS_MD", "RESULTS_TEX", "cost_cell", "display_names", "results_markdown",
+__all__ = ["COST_HEADER", "Price", "Prices", "RESULTS_MD", "RESULTS_TEX", "cost_cell", "cost_rows", "display_names", "results_markdown",
            "results_tex", "run_cost", "tex_escape", "tokens_cell", "write_results"]

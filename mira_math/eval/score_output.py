@@ -185,13 +185,26 @@ def usage_rows(scores: Sequence[RunScores], prices: Any = None) -> List[List[str
              pct(s.overall.usage_coverage), cost_cell(s, prices)] for s in scores]
 
 
-USAGE_HEADER = ["run", "tokens used (prompt + completion)", "reasoning", "turns with usage %", "cost"]
+USAGE_HEADER = ["run", "tokens used (prompt + completion)", "reasoning", "turns with usage %",
+                "cost (run total, prices' currency)"]
+
+
+DECODING_WIDTH = 40   # the terminal table's decoding cell; scores.json keeps every parameter
+
+
+def decoding_cell(params: Dict[str, Any]) -> str:
+    """Decoding parameters in at most :data:`DECODING_WIDTH` characters: a list (the stop
+    sequences) as its length, the rest cut with an ellipsis."""
+    text = ", ".join(f"{k}=[{len(v)}]" if isinstance(v, (list, tuple)) else f"{k}={v}"
+                     for k, v in sorted(params.items())) or "-"
+    return text if len(text) <= DECODING_WIDTH else text[:DECODING_WIDTH - 1] + "\u2026"
 
 
 def render_table(scores: Sequence[RunScores], prices: Any = None) -> str:
     """Runs (with status), overall metrics, accuracy by type / difficulty / family, deltas,
     reported tokens and cost."""
-    runs = [[s.label, s.run.split, s.run.decoding, str(s.run.get("epochs", 1)), str(s.run.transcripts),
+    runs = [[s.label, s.run.split, decoding_cell(s.run.get("solver_params") or {}), str(s.run.get("epochs", 1)),
+             str(s.run.transcripts),
              str(s.run.expected), s.run.status] for s in scores]
     parts = [_table(["run", "split", "decoding", "epochs", "transcripts", "selected", "status"], runs),
              _table(SUMMARY_HEADER, [[s.label] + summary_row(s.overall) for s in scores]),
