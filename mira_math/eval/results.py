@@ -252,5 +252,6 @@ def write_results(scores: Sequence[RunScores], out_dir: Path, prices: Optional[P
     return [out_dir / RESULTS_MD, out_dir / RESULTS_TEX]
 
 
-__all__ = ["COST_HEADER", "Price", "Prices", "RESULTS_MD", "RESULTS_TEX", "cost_cell", "cost_rows", "display_names", "results_markdown",
+__all__ = ["COST_HEADER", "Price", "Prices", "RESULTS_MD", "RESULTS_TEX", "cost_cell", "cost_rows", "display_names",
+           "results_markdown",
            "results_tex", "run_cost", "tex_escape", "tokens_cell", "write_results"]
