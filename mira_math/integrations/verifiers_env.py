@@ -148,7 +148,7 @@ async def play_interaction(interaction: Any, inst: Instance, regime: str = "zs")
     return await play(episode, reply, RulesResponder())
 
 
-def episode_signals(episode: Episode) -> Dict[str, float]:
+def episode_signals(episode: Episode) -> Dict[str, Optional[float]]:
     """The reward (the verifier's 1/0) and the request-quality metrics of one episode."""
     t = episode.transcript
     stats = transcript_stats(episode)
@@ -158,7 +158,8 @@ def episode_signals(episode: Episode) -> Dict[str, float]:
         "requests": float(stats.requests),
         "canonical_offers": float(stats.canonical_offers),
         "first_request_success": 1.0 if stats.first_request_canonical else 0.0,
-        "hit_rate": stats.canonical_offers / stats.requests if stats.requests else 0.0,
+        # undefined without a request: None (verifiers' "did not run"), never 0.0 (issue 32)
+        "hit_rate": stats.canonical_offers / stats.requests if stats.requests else None,
         "format_errors": float(stats.format_errors),
     }
 
@@ -181,8 +182,9 @@ class MiraEnv(vf.Env[MiraEnvConfig]):
         signals = episode_signals(played)
         for trace in episode.traces:
             if trace.agent.name == "solver":
-                trace.record_reward("correct", signals["correct"])
-                trace.record_metrics({k: v for k, v in signals.items() if k != "correct"})
+                trace.record_reward("correct", signals["correct"] or 0.0)
+                trace.record_metrics({k: v for k, v in signals.items() if k != "correct" and v is not None})
+                trace.metrics.update({k: None for k, v in signals.items() if v is None})
 
 
 __all__ = ["MiraEnv", "MiraTaskset"]

@@ -165,6 +165,7 @@ def test_scripted_rollouts_score_like_run_episode(spec):
             assert solver_trace.metrics["hit_rate"] == 1.0
         else:
             assert solver_trace.metrics["requests"] == 0.0
+            assert solver_trace.metrics["hit_rate"] is None     # undefined, never 0.0 (issue 32)
     assert env._played == {}
 
 
