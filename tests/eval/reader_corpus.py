@@ -45,6 +45,8 @@ def _values_unicode() -> Dict[str, Form]:
         forms[f"bold update: {name}"] = (lambda r, w, s, v=v: f"**ANSWER:** {r}\n\n**Update:** {v}", False)
     forms["label chain through ¾"] = (lambda r, w, s: f"ANSWER: x = \u00be = {r}", False)
     forms["LaTeX then ⅓ in parentheses"] = (lambda r, w, s: f"ANSWER: $ {r} $ (or \u2153)", False)
+    forms["boxed right, then ¼ in a display"] = (lambda r, w, s: f"ANSWER: \\boxed{{{r}}}\n\n$$\u00bc$$", False)
+    forms["Final answer phrase, then ½"] = (lambda r, w, s: f"**Final answer:** {r}\n\nActually \u00bd.", False)
     forms["right, then an emoji line"] = (lambda r, w, s: f"ANSWER: {r}\n\nDone \u2705", True)
     forms["right, then typographic prose"] = (
         lambda r, w, s: f"ANSWER: {r}\n\nThat\u2019s the exact value \u2014 no rounding.", True)
@@ -65,6 +67,10 @@ def _number_words() -> Dict[str, Form]:
         forms[f"correction in words: {word}"] = (
             lambda r, w, s, word=word: f"ANSWER: {r}\n\nCorrection: {word}", False)
     forms["label chain through a twelfth"] = (lambda r, w, s: f"ANSWER: x = a twelfth = {r}", False)
+    forms["LaTeX text words after a box"] = (
+        lambda r, w, s: f"ANSWER: $\\boxed{{{r}}}$\n\n$\\text{{or three quarters}}$", False)
+    forms["boxed right, then words in the next sentence"] = (
+        lambda r, w, s: f"So we get \\boxed{{{r}}}. Or maybe a third.", False)
     forms["right, i.e. words"] = (lambda r, w, s: f"ANSWER: {r} (i.e. three fifths)", False)
     forms["right, that is words, next line"] = (
         lambda r, w, s: f"ANSWER: {r}\n\nThat is, eleven twentieths.", False)
@@ -133,6 +139,10 @@ def _hedges() -> Dict[str, Form]:
         forms[f"{hedge}: value"] = (lambda r, w, s, h=hedge: f"ANSWER: {h}: {r}", False)
         forms[f"{hedge} value"] = (lambda r, w, s, h=hedge: f"**ANSWER:** {h} {r}", False)
     forms["value, (approximately)"] = (lambda r, w, s: f"ANSWER: {r} (approximately)", False)
+    forms["LaTeX text hedge"] = (lambda r, w, s: f"ANSWER: $\\text{{roughly }} {r}$", False)
+    forms["boxed, then (tentatively)"] = (lambda r, w, s: f"ANSWER: \\boxed{{{r}}} (tentatively)", False)
+    forms["bold hedge inside the line"] = (lambda r, w, s: f"**ANSWER:** *probably* {r}", False)
+    forms["Final answer phrase with a hedge"] = (lambda r, w, s: f"Working.\n**Final answer:** presumably {r}", False)
     forms["value, give or take"] = (lambda r, w, s: f"ANSWER: {r}, give or take", False)
     forms["value-ish"] = (lambda r, w, s: f"ANSWER: {r}-ish", False)
     for sure in ("The final answer is", "Exactly:", "Precisely:", "Definitely:", "Finally:",
