@@ -116,6 +116,11 @@ def _adversarial_messages(n: int = 100_000) -> dict:
         "final answer lines": "Final Answer:\n", "colons": ":", "bullets": "- > ** ", "request lines": "REQUEST:\n",
         "dollars": "$", "backslash brackets": "\\[", "begin": "\\begin{x}", "digits": "1",
         "mixed prose": "So 1 + 1 = 2. ",
+        # issue 32: the rules for reasoning tags, speakers, template tokens, values and hedges
+        "think tags": "<think>", "closing think tags": "</think>", "think in inline code": "`<think>` ",
+        "bracket THINK": "[THINK]a", "template tokens": "<|im_start|>", "header openers": "<|start|>",
+        "speaker labels": "**User**:\n", "Unicode numerals": "\u00be", "number words": "twelfth ",
+        "hedge adverbs": "ANSWER: 1 tentatively\n", "one long word": "a",
     }
     out = {name: (s * (n // len(s) + 1))[:n] for name, s in unit.items()}
     out["box never closed"] = "\\boxed{" + "{" * (n - 7)

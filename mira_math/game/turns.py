@@ -26,21 +26,13 @@ from typing import Dict, List, Optional, Tuple
 # ---------------------------------------------------------------- reasoning blocks
 
 _THINK = r"(?:think|thinking|thought|thoughts|reasoning)"
+# One named group per kind, so ``m.lastgroup`` classifies a tag in one step.
 _REASONING_TAG_RE = re.compile(
-    r"<(?P<c1>/?)(?:[a-z]+:)?" + _THINK + r">"
-    r"|\[(?P<c2>/?)" + _THINK + r"\]"
-    r"|<\|(?P<b3>begin|start|end)_?(?:of_)?" + _THINK + r"\|>"
-    r"|\u25c1(?P<c4>/?)" + _THINK + r"\u25b7"
-    r"|(?P<harmony><\|channel\|>(?:analysis|commentary)<\|message\|>)|(?P<hend><\|end\|>)",
-    re.IGNORECASE)
-
-
-def _is_close(m: "re.Match[str]") -> bool:
-    if m.group("harmony") is not None:
-        return False
-    if m.group("b3") is not None:
-        return m.group("b3").lower() == "end"
-    return bool(m.group("c1") or m.group("c2") or m.group("c4"))
+    r"(?P<close></(?:[a-z]+:)?" + _THINK + r">|\[/" + _THINK + r"\]|<\|end_?(?:of_)?" + _THINK
+    + r"\|>|\u25c1/" + _THINK + r"\u25b7)"
+    r"|(?P<open><(?:[a-z]+:)?" + _THINK + r">|\[" + _THINK + r"\]|<\|(?:begin|start)_?(?:of_)?" + _THINK
+    + r"\|>|\u25c1" + _THINK + r"\u25b7|<\|channel\|>(?:analysis|commentary)<\|message\|>)"
+    r"|(?P<hend><\|end\|>)", re.IGNORECASE)
 
 
 class _CodeSpans:
@@ -52,15 +44,14 @@ class _CodeSpans:
         self.text, self.pos, self.fences, self.ticks = text, 0, 0, 0
 
     def inside(self, at: int) -> bool:
-        seg = self.text[self.pos:at]
-        fences = seg.count("```")
+        text, pos = self.text, self.pos
+        fences = text.count("```", pos, at)
         self.fences += fences
-        nl = seg.rfind("\n")
+        nl = text.rfind("\n", pos, at)
         if nl >= 0:
-            line = seg[nl + 1:]
-            self.ticks = line.count("`") - 3 * line.count("```")
+            self.ticks = text.count("`", nl + 1, at) - 3 * text.count("```", nl + 1, at)
         else:
-            self.ticks += seg.count("`") - 3 * fences
+            self.ticks += text.count("`", pos, at) - 3 * fences
         self.pos = at
         return self.fences % 2 == 1 or self.ticks % 2 == 1
 
@@ -79,17 +70,18 @@ def split_reasoning(text: str) -> Tuple[str, Optional[str]]:
         return text, None
     visible: List[str] = []
     thoughts: List[str] = []
-    code = _CodeSpans(text)
+    code = _CodeSpans(text) if "`" in text else None
     depth, pos, block_start = 0, 0, 0
     harmony = False          # the open block is an analysis channel, closed by <|end|>
     found = False
     for m in _REASONING_TAG_RE.finditer(text, first.start()):
-        if code.inside(m.start()):
+        if code is not None and code.inside(m.start()):
             continue
-        if m.group("hend") is not None and not harmony:
+        kind = m.lastgroup
+        if kind == "hend" and not harmony:
             continue            # an end of turn, not of reasoning: the speaker cut reads it
         found = True
-        if m.group("hend") is not None or _is_close(m):
+        if kind != "open":
             if depth == 0:              # no block open: everything so far was reasoning
                 thoughts.extend(visible)
                 thoughts.append(text[pos:m.start()])
@@ -102,7 +94,7 @@ def split_reasoning(text: str) -> Tuple[str, Optional[str]]:
             if depth == 0:
                 visible.append(text[pos:m.start()])
                 block_start = m.end()
-                harmony = m.group("harmony") is not None
+                harmony = m.group(0)[:11].lower() == "<|channel|>"
             depth += 1
         pos = m.end()
     if not found:
@@ -137,67 +129,49 @@ _LABEL_RE = re.compile(
 _LABEL_WORDS = ("holder", "responder", "user", "human", "system", "your message had", "no requests left",
                 "(s) left.")
 
-# Chat-template special tokens: <|name|>, DeepSeek's <｜name｜>, Gemma's <start_of_turn>,
-# Llama 2 / Mistral's [INST], and the end of a sequence.
-_TOKEN_RE = re.compile(r"<\|[A-Za-z0-9_ .\-]{1,40}\|>|<\uff5c[^\uff5c<>\n]{1,40}\uff5c>"
-                       r"|<(?:start|end)_of_turn>|\[/?INST\]|</s>", re.IGNORECASE)
-_OTHER_ROLES = frozenset("user human system tool ipython developer environment function inst".split())
-_OWN_ROLES = frozenset("assistant model bot chatbot gpt".split())
-# A token that ends a turn: end / eot / eos, optionally "of turn|text|sentence|message",
-# "token" or "id" ("im_end", "end_of_turn", "eot_id", "end▁of▁sentence", "END_OF_TURN_TOKEN",
-# "endoftext", "return", "/s") - never "end_header_id" or "end_of_role", which close a header.
-_END_RE = re.compile(r"^(?:im_)?(?:end|eot|eos)(?:_?of_?(?:turn|text|sentence|message))?"
-                     r"(?:_token|_id)?$|^return$|^/s$")
-# A token after which the role of the turn it opens is named.
-_OPENS_HEADER = frozenset("start im_start start_of_turn start_header_id start_of_role "
-                          "start_of_turn_token".split())
-_ROLE_WORD_RE = re.compile(r"[ \t]*([A-Za-z]+)")
+# Chat-template special tokens, parsed by their grammar rather than listed model by model:
+# ``<|name|>``, DeepSeek's ``<｜name｜>``, Gemma's ``<start_of_turn>``, Llama 2 / Mistral's ``[INST]``.
+_OTHER = r"(?:user|human|system|tool|ipython|developer|environment|function)"
+_NAME = r"[A-Za-z0-9_\u2581 .\-]"
+# A header opener: the role of the turn it opens follows it (a word, or a role token).
+_OPENER = r"(?:<\|(?:im_start|start|start_header_id|start_of_role|start_of_turn_token)\|>|<start_of_turn>)"
+# Where the solver's turn ends: a token that ends a turn (end / eot / eos, optionally "of
+# turn|text|sentence|message", "token" or "id"; never end_header_id or end_of_role, which close a
+# header), a token naming another role (``<|user|>``, ``<｜User｜>``, ``<|USER_TOKEN|>`` with
+# Command-R's opener before it, ``[INST]``), or an opener followed by another role's name. The
+# patterns run on the lower-cased text, each from a literal prefix (the regex engine then skips
+# to the candidates), so a message full of tokens costs little more than a plain one.
+_CUT_PIPE_RE = re.compile(
+    r"<\|(?:(?:im_)?(?:end|eot|eos)(?:_?of_?(?:turn|text|sentence|message))?(?:_token|_id)?\|>"
+    r"|(?:return|endoftext)\|>|(?:start_of_turn_token\|><\|)?(?:[a-z]{1,20}_)?" + _OTHER
+    + r"(?:_[a-z]{1,20})?\|>|(?:im_start|start|start_header_id|start_of_role)\|>[ \t]*" + _OTHER + r"\b)")
+_CUT_WIDE_RE = re.compile(r"<\uff5c(?:(?:end|eos)(?:[\u2581_ ]?of[\u2581_ ]?(?:sentence|turn|text))?|" + _OTHER
+                          + r")\uff5c>")
+_CUT_GEMMA_RE = re.compile(r"<start_of_turn>[ \t]*" + _OTHER + r"\b")
+_CUT_LITERALS = ("<end_of_turn>", "</s>", "[inst]")
+_CUT_RE = re.compile("|".join(p.pattern for p in (_CUT_PIPE_RE, _CUT_WIDE_RE, _CUT_GEMMA_RE))
+                     + "|" + "|".join(re.escape(x) for x in _CUT_LITERALS), re.IGNORECASE)   # any text
 
 
-def _token_name(token: str) -> str:
-    name = token.strip("<>[]|\uff5c").lower()
-    return re.sub(r"[\u2581 \-]+", "_", name)
+def _template_cut(text: str, low: str) -> Optional[int]:
+    """Where a chat-template token ends the solver's turn or opens another role's (None if
+    nowhere)."""
+    if len(low) != len(text):            # lower-casing moved positions (rare letters): one scan
+        m = _CUT_RE.search(text)
+        return None if m is None else m.start()
+    found = [low.find(x) for x in _CUT_LITERALS]
+    for pattern, hint in ((_CUT_PIPE_RE, "<|"), (_CUT_WIDE_RE, "<\uff5c"), (_CUT_GEMMA_RE, "<start_of_turn>")):
+        if hint in low:
+            m = pattern.search(low)
+            found.append(-1 if m is None else m.start())
+    found = [at for at in found if at >= 0]
+    return min(found) if found else None
 
 
-def _role_in(name: str) -> Optional[str]:
-    words = [w for w in name.replace("/", " /").split("_") if w]
-    for w in words:
-        if w in _OTHER_ROLES or w in _OWN_ROLES:
-            return w
-    return None
-
-
-def _template_cut(text: str) -> Tuple[Optional[int], List[Tuple[int, int]]]:
-    """Where a chat-template token ends the solver's turn or opens another role's turn
-    (None if nowhere), and the spans of the solver's own header tokens before it."""
-    own: List[Tuple[int, int]] = []
-    header: Optional[int] = None     # start of an open turn header whose role is not yet known
-    for m in _TOKEN_RE.finditer(text):
-        name = _token_name(m.group(0))
-        if name == "/inst":
-            own.append((m.start(), m.end()))
-            continue
-        if _END_RE.match(name):
-            return (header if header is not None else m.start()), own
-        role = _role_in(name)
-        if role is None and name in _OPENS_HEADER:
-            word = _ROLE_WORD_RE.match(text, m.end())
-            role = word.group(1).lower() if word and word.group(1).lower() in (_OTHER_ROLES | _OWN_ROLES) else None
-            if role is None:
-                header = m.start() if header is None else header
-                own.append((m.start(), m.end()))
-                continue
-            end = word.end() if word else m.end()
-            if role in _OTHER_ROLES:
-                return m.start() if header is None else header, own
-            own.append((m.start(), end))
-            header = None
-            continue
-        if role in _OTHER_ROLES:
-            return (header if header is not None else m.start()), own
-        own.append((m.start(), m.end()))
-        header = None if role in _OWN_ROLES else header
-    return None, own
+# Tokens of the solver's own turn (its header, with the role word after an opener; channel and
+# message markers; ``[/INST]``): they become a line break.
+_OWN_RE = re.compile(r"(?:<\|" + _NAME + r"{1,40}\|>|<\uff5c[^\uff5c<>\n]{1,40}\uff5c>|<start_of_turn>|\[/INST\])"
+                     r"(?:[ \t]*(?:assistant|model|bot|chatbot|gpt)\b)?", re.IGNORECASE)
 
 
 def cut_at_other_speaker(text: str) -> Tuple[str, Optional[Dict[str, object]]]:
@@ -211,27 +185,15 @@ def cut_at_other_speaker(text: str) -> Tuple[str, Optional[Dict[str, object]]]:
     if any(word in low for word in _LABEL_WORDS):
         m = _LABEL_RE.search(text)
         start = m.start() if m is not None else None
-    own: List[Tuple[int, int]] = []
-    if _TOKEN_RE.search(text) is not None:
-        at, own = _template_cut(text)
-        if at is not None and (start is None or at < start):
-            start = at
+    at = _template_cut(text, low) if "<" in text or "[" in text else None
+    if at is not None and (start is None or at < start):
+        start = at
     kept = text if start is None else text[:start]
-    if own:
-        kept = _drop_spans(kept, [(a, b) for a, b in own if a < len(kept)])
+    if "<" in kept or "[/" in kept:
+        kept = _OWN_RE.sub("\n", kept)
     if start is None:
         return kept, None
     end = text.find("\n", start)
     line = text[start:len(text) if end < 0 else end]
     return kept, {"line": text.count("\n", 0, start) + 1, "speaker": line.strip()[:40],
                   "dropped": text[start:]}
-
-
-def _drop_spans(text: str, spans: List[Tuple[int, int]]) -> str:
-    out, pos = [], 0
-    for a, b in spans:
-        out.append(text[pos:a])
-        out.append("\n")
-        pos = min(b, len(text))
-    out.append(text[pos:])
-    return "".join(out)
