@@ -35,25 +35,10 @@ _REASONING_TAG_RE = re.compile(
     r"|(?P<hend><\|end\|>)", re.IGNORECASE)
 
 
-class _CodeSpans:
-    """Whether a position lies in inline code (an odd number of single backticks before it
-    on its line) or in a fenced block (an odd number of ```` ``` ```` before it). Positions
-    are asked in increasing order, so the counts advance once over the text: linear."""
-
-    def __init__(self, text: str) -> None:
-        self.text, self.pos, self.fences, self.ticks = text, 0, 0, 0
-
-    def inside(self, at: int) -> bool:
-        text, pos = self.text, self.pos
-        fences = text.count("```", pos, at)
-        self.fences += fences
-        nl = text.rfind("\n", pos, at)
-        if nl >= 0:
-            self.ticks = text.count("`", nl + 1, at) - 3 * text.count("```", nl + 1, at)
-        else:
-            self.ticks += text.count("`", pos, at) - 3 * fences
-        self.pos = at
-        return self.fences % 2 == 1 or self.ticks % 2 == 1
+# The same tags with code first: a fenced block or an inline code span is matched whole (and
+# skipped), so a tag inside one is text; used only where the message holds a backtick.
+_TAG_OR_CODE_RE = re.compile(r"(?P<code>```[\s\S]*?(?:```|\Z)|`[^`\n]*`)|" + _REASONING_TAG_RE.pattern,
+                             re.IGNORECASE)
 
 
 def split_reasoning(text: str) -> Tuple[str, Optional[str]]:
@@ -70,14 +55,14 @@ def split_reasoning(text: str) -> Tuple[str, Optional[str]]:
         return text, None
     visible: List[str] = []
     thoughts: List[str] = []
-    code = _CodeSpans(text) if "`" in text else None
+    tags = _TAG_OR_CODE_RE.finditer(text) if "`" in text else _REASONING_TAG_RE.finditer(text, first.start())
     depth, pos, block_start = 0, 0, 0
     harmony = False          # the open block is an analysis channel, closed by <|end|>
     found = False
-    for m in _REASONING_TAG_RE.finditer(text, first.start()):
-        if code is not None and code.inside(m.start()):
-            continue
+    for m in tags:
         kind = m.lastgroup
+        if kind == "code":
+            continue
         if kind == "hend" and not harmony:
             continue            # an end of turn, not of reasoning: the speaker cut reads it
         found = True
