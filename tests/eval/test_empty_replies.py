@@ -59,3 +59,29 @@ def test_a_run_with_visible_replies_has_no_such_warning(tmp_path, capsys):
                      "--out", str(out)]) == 0
     assert "was empty" not in capsys.readouterr().err
     assert "warnings" not in json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+
+
+class _BoldLabelServer(JSONHandler):
+    """A solver that plays the information holder in markdown (issue 32): bold label, then an answer."""
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        text = "REQUEST: What is P(H)?\n**Information holder**: P(H) = 1/2\nANSWER: 1/4"
+        self._send(200, {"id": "b1", "object": "chat.completion", "created": 1, "model": body["model"],
+                         "choices": [{"index": 0, "finish_reason": "stop",
+                                      "message": {"role": "assistant", "content": text}}]})
+
+
+def test_a_bold_speaker_label_is_cut_through_the_real_cli(tmp_path, capsys):
+    inst = next(i for i in all_instances() if i.id == "bay-000000")
+    out = tmp_path / "run"
+    with serve(_BoldLabelServer, None) as httpd:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+        assert main(["eval", "--solver", f"openai:m@{url}", "--ids", inst.id, "--max-retries", "0",
+                     "--out", str(out)]) == 0
+    capsys.readouterr()
+    (line,) = (out / "transcripts.jsonl").read_text(encoding="utf-8").splitlines()
+    transcript = json.loads(line)
+    first = transcript["turns"][0]
+    assert first["action"] == "request" and first["speaker_cut"]["line"] == 2
+    assert transcript["verdict"]["correct"] is False          # the invented answer is never read
