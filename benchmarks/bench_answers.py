@@ -116,6 +116,11 @@ def _adversarial_messages(n: int = 100_000) -> dict:
         "final answer lines": "Final Answer:\n", "colons": ":", "bullets": "- > ** ", "request lines": "REQUEST:\n",
         "dollars": "$", "backslash brackets": "\\[", "begin": "\\begin{x}", "digits": "1",
         "mixed prose": "So 1 + 1 = 2. ",
+        # issue 32: the rules for reasoning tags, speakers, template tokens, values and hedges
+        "think tags": "<think>", "closing think tags": "</think>", "think in inline code": "`<think>` ",
+        "bracket THINK": "[THINK]a", "template tokens": "<|im_start|>", "header openers": "<|start|>",
+        "speaker labels": "**User**:\n", "Unicode numerals": "\u00be", "number words": "twelfth ",
+        "hedge adverbs": "ANSWER: 1 tentatively\n", "one long word": "a",
     }
     out = {name: (s * (n // len(s) + 1))[:n] for name, s in unit.items()}
     out["box never closed"] = "\\boxed{" + "{" * (n - 7)
@@ -207,8 +212,13 @@ def main() -> int:
     parser.add_argument("--per-family", type=int, default=30, help="distinct answers per family in the corpora")
     parser.add_argument("--mv-sample", type=int, default=1500, help="corpus cases per side given to math-verify")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--reader-only", action="store_true",
+                        help="only the reader's time per message (section 5), e.g. to compare two checkouts")
     args = parser.parse_args()
     print(f"python {platform.python_version()} on {platform.machine()}")
+    if args.reader_only:
+        reader_time(args.repeat)
+        return 0
     correct, wrong = corpora(args.per_family)
     contexts = {}
     for inst in corpus.release_instances(1):
@@ -216,7 +226,35 @@ def main() -> int:
     worst_cases(list(contexts.values()), args.repeat)
     reasoning_rates()
     math_verify_comparison(correct, wrong, args.mv_sample)
+    reader_time(args.repeat)
     return 0
+
+
+def reader_time(repeat: int) -> None:
+    """5. The reader's time per message (``read_message``: reasoning, speaker cut, action),
+    best of ``repeat`` passes over the reasoning, over-credit and issue-32 corpora. Runs on any
+    checkout that has those corpora (copy ``tests/eval/reader_corpus.py`` into an older one and
+    run its copy of this script with ``--reader-only`` for a before/after figure)."""
+    sys.path.insert(0, str(ROOT))
+    from mira_math.game.reading import read_message
+    from tests.eval import reader_corpus, reasoning_corpus as rc
+
+    instances = rc.all_instances()[::5]
+    cases = rc.reasoning_cases(instances) + rc.overcredit_cases(instances)
+    cases += reader_corpus.cases(reader_corpus.sample_instances())
+    best, best_v = float("inf"), float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()    # CPU time: steadier than wall time on a shared machine
+        for case in cases:
+            read_message(case.message, case.reasoning)
+        t1 = time.process_time()
+        for case in cases:
+            action = read_message(case.message, case.reasoning).action
+            if action.kind == "answer":
+                verify(case.instance, action.text)
+        best, best_v = min(best, t1 - t0), min(best_v, time.process_time() - t1)
+    print(f"\nreader CPU time per message, best of {repeat} passes over {len(cases)} messages: "
+          f"read_message {1e6 * best / len(cases):.2f} us, read_message + verify {1e6 * best_v / len(cases):.2f} us")
 
 
 def reasoning_rates() -> None:

@@ -195,8 +195,14 @@ def duplicated_id_across_files(root: Path) -> Broken:
     return Broken(SECOND, LINE, "id", f"duplicate id {first!r} (first in {root / FIRST}:1)")
 
 
+def empty_id(root: Path) -> Broken:
+    """Issue 32: an empty id ran under eval and then made --resume refuse the run for good."""
+    _edit_row(root / FIRST, LINE, lambda row: row.update(id=""))
+    return Broken(FIRST, LINE, "id", "expected a non-empty id without NUL, got ''")
+
+
 PER_LINE = [flip_byte_non_utf8, truncated_file, truncated_line, missing_field, missing_nested_field,
-            wrong_type, wrong_nested_type, duplicated_id, duplicated_id_across_files]
+            wrong_type, wrong_nested_type, duplicated_id, duplicated_id_across_files, empty_id]
 ALL = [flip_byte_non_utf8, flip_byte_in_the_answer, missing_file] + PER_LINE[1:]
 
 

@@ -239,13 +239,17 @@ def test_extract_answer_is_the_protocol_parser():
     assert mira_math.extract_answer("ANSWER: 1\nREQUEST: what is c?") is None   # the last line counts
     assert mira_math.extract_answer("3/7") is None
     assert mira_math.extract_answer(None) is None
+    assert isinstance(mira_math.extract_answer("ANSWER: 3/7"), mira_math.Answer)
 
 
 def test_score_answer_and_verify_on_answers_and_messages(tmp_path):
     row = _hub_rows("bayes_missing_prior", tmp_path)[0]
     right = _written(row)
-    assert mira_math.score_answer(row, right) == 1.0
+    assert mira_math.score_value(row, right) == 1.0                  # a final answer itself
+    assert mira_math.score_answer(row, right) == 0.0                 # a message without an action line
+    assert mira_math.verify(row, right).reason.startswith("no answer: no action line")
     assert mira_math.score_answer(row, f"Working.\nANSWER: {right}") == 1.0
+    assert mira_math.score_answer(row, mira_math.extract_answer(f"ANSWER: {right}")) == 1.0
     assert mira_math.score_answer(row, "ANSWER: 999/1000") == 0.0
     assert mira_math.score_answer(row, None) == 0.0
     verdict = mira_math.verify(row, f"ANSWER: {right}")
@@ -301,4 +305,4 @@ def test_api_on_a_held_out_split(tmp_path):
     for row in rows:
         assert row["latent"] not in public
         assert _ten_line_episode(row, _asking_chat(row)) == 1.0, row["id"]
-        assert mira_math.score_answer(row, _written(row)) == 1.0
+        assert mira_math.score_value(row, _written(row)) == 1.0

@@ -29,3 +29,17 @@ def test_readme_and_card_state_the_current_versions():
     assert f"package {__version__}" in card and f"version {GENERATOR_VERSION}" in card
     assert re.search(r'ds = load_dataset\("OWNER/NAME"', card)          # filled in by publish
     assert "## Citation" in card
+
+
+def test_the_readme_version_line_is_what_the_command_prints(capsys):
+    """Issue 32: the README showed protocol 1.1 where `mira-math --version` says 1.2."""
+    import pytest
+
+    from mira_math.cli.main import main
+
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    printed = " ".join(capsys.readouterr().out.split())
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    shown = re.search(r"\(`(mira-math [^`]*; protocol [^`]*)`\)", readme)
+    assert shown is not None and shown.group(1) == printed

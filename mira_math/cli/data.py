@@ -274,6 +274,12 @@ def cmd_check_disjoint(args: argparse.Namespace) -> int:
 
     folders = [args.first, args.second] + list(args.more)
     for folder in folders:
+        if not Path(folder).exists():
+            print(f"mira-math check-disjoint: {folder}: no such folder", file=sys.stderr)
+            return 1
+        if not Path(folder).is_dir():
+            print(f"mira-math check-disjoint: {folder}: not a folder", file=sys.stderr)
+            return 1
         restore_release(folder, "check-disjoint")
     tables = [keys(folder) for folder in folders]
     if not all(tables):

@@ -84,7 +84,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         return cmd_eval_units(args, check_solver_spec, epochs_refusal)
     from mira_math.eval.assemble import RunSpec, assemble, epochs_problem, unreadable_families
     from mira_math.eval.backends.base import GenParams
-    from mira_math.eval.runner import run
+    from mira_math.eval.runner import empty_replies_warning, run
     from mira_math.eval.selection import data_files, load_data
 
     options = {"tensor_parallel_size": args.tensor_parallel_size, "max_model_len": args.max_model_len,
@@ -184,6 +184,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
           f"correct, {result.errors} errors, "
           f"{result.calls.get('solver_requests', result.calls.get('solver_calls', 0))} solver calls, "
           f"{result.wall_s:.2f} s")
+    if result.all_replies_empty:
+        print(f"warning: {args.out}: {empty_replies_warning(result.empty_solver_turns)} "
+              "(recorded in its manifest)", file=sys.stderr)
     if result.responder_errors:
         every = result.responder_errors == result.responder_turns
         print(f"mira-math eval: {result.responder_errors} of {result.responder_turns} responder "
@@ -242,6 +245,11 @@ def cmd_score(args: argparse.Namespace) -> int:
         if hidden:
             print(f"COMMITTED, NOT REVEALED {s.label}: {hidden}")
     flag_non_standard(scores)
+    for s in scores:       # warnings eval recorded about a run as a whole (every reply empty, ...)
+        flagged = {text for m in s.run.manifests if isinstance(m.get("warnings"), dict)
+                   for text in m["warnings"].values() if isinstance(text, str)}
+        for text in sorted(flagged):
+            print(f"warning: {s.label}: {text}", file=sys.stderr)
     if written:
         print("wrote " + ", ".join(str(p) for p in written))
     merged = [s.label for s in scores if len(s.run.dirs) > 1 and args.out is None]

@@ -13,6 +13,7 @@ and a responder must offer :mod:`mira_math.eval.seams`.
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import sys
 import threading
@@ -25,7 +26,8 @@ from mira_math.eval.backends.base import Completion, FatalBackendError, RateLimi
 from mira_math.eval.errors import RunError, RunRateLimited, RunStopped
 from mira_math.eval.redact import redact_argv, redact_obj
 from mira_math.eval.model_revision import with_revisions  # the weights' revision (Issue 33)
-from mira_math.eval.rundir.files import TRANSCRIPTS
+from mira_math.common.atomic import write_atomic
+from mira_math.eval.rundir.files import MANIFEST, TRANSCRIPTS
 from mira_math.eval.rundir.manifest import RunConfig
 from mira_math.eval.rundir.writer import RunLock, prepare_run_dir, sample_key, sample_of
 from mira_math.eval.seams import (AsyncResponder, AsyncSolver, Responder, ResponderCall, Solver,
@@ -265,6 +267,44 @@ class RunResult:
     repaired: Optional[str] = None
     responder_turns: int = 0          # responder replies recorded in this invocation
     responder_errors: int = 0         # ... of which logged an error (unparsable output, ...)
+    solver_turns: int = 0             # solver replies recorded in this invocation
+    empty_solver_turns: int = 0       # ... with no visible text (content null, reasoning only)
+
+    @property
+    def all_replies_empty(self) -> bool:
+        """Every solver reply of this invocation was empty: a broken setup, not a weak model."""
+        return self.solver_turns > 0 and self.empty_solver_turns == self.solver_turns
+
+
+#: the manifest's key for warnings about the run as a whole (``score`` repeats them)
+WARNINGS = "warnings"
+EMPTY_REPLIES = "empty_replies"
+
+
+def empty_replies_warning(empty: int) -> str:
+    return (f"every solver reply ({empty}) was empty (content null or reasoning only): is the "
+            "answer going to the reasoning field, or --max-tokens spent on thinking?")
+
+
+def _flag_empty_replies(out: Path, result: "RunResult") -> None:
+    """Record (or clear, after an invocation with visible replies) the empty-replies warning
+    in the manifest, so ``score`` and later readers see it too."""
+    if result.solver_turns == 0:
+        return
+    path = out / MANIFEST
+    data = json.loads(path.read_text(encoding="utf-8"))
+    warnings = dict(data.get(WARNINGS) or {})
+    if result.all_replies_empty:
+        warnings[EMPTY_REPLIES] = empty_replies_warning(result.empty_solver_turns)
+    elif EMPTY_REPLIES not in warnings:
+        return
+    else:
+        warnings.pop(EMPTY_REPLIES)
+    if warnings:
+        data[WARNINGS] = warnings
+    else:
+        data.pop(WARNINGS, None)
+    write_atomic(path, (json.dumps(data, indent=2, allow_nan=False) + "\n").encode("utf-8"))
 
 
 def run(out: Path, selection: Selection, config: RunConfig, solver: Solver, responder: Responder,
@@ -337,7 +377,8 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Solv
                                             if sample_key(i.id, e) not in finished)   # read lazily, in order
     total = len(selection.instances) * config.epochs
     todo_count = total - sum(1 for key in finished if selection.has_id(sample_of(key)[0]))
-    stats = {"correct": 0, "errors": 0, "done": 0, "responder_turns": 0, "responder_errors": 0}
+    stats = {"correct": 0, "errors": 0, "done": 0, "responder_turns": 0, "responder_errors": 0,
+             "solver_turns": 0, "empty_solver_turns": 0}
     bar = None
     if progress:
         from tqdm import tqdm
@@ -358,6 +399,9 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Solv
             if turn.role == "responder":
                 stats["responder_turns"] += 1
                 stats["responder_errors"] += bool(turn.errors)
+            else:
+                stats["solver_turns"] += 1
+                stats["empty_solver_turns"] += getattr(turn, "format_error", None) in ("empty", "reasoning_only")
         if bar is not None:
             bar.update(1)
 
@@ -385,10 +429,13 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Solv
         ticker.close()
         if bar is not None:
             bar.close()
-    return RunResult(total=total, skipped=total - todo_count, ran=todo_count, correct=stats["correct"],
-                     errors=stats["errors"], calls=calls,
-                     wall_s=time.perf_counter() - started, repaired=log.repaired,
-                     responder_turns=stats["responder_turns"], responder_errors=stats["responder_errors"])
+    result = RunResult(total=total, skipped=total - todo_count, ran=todo_count, correct=stats["correct"],
+                       errors=stats["errors"], calls=calls,
+                       wall_s=time.perf_counter() - started, repaired=log.repaired,
+                       responder_turns=stats["responder_turns"], responder_errors=stats["responder_errors"],
+                       solver_turns=stats["solver_turns"], empty_solver_turns=stats["empty_solver_turns"])
+    _flag_empty_replies(out, result)
+    return result
 
 
 def _stopped(err: FatalBackendError, out: Path, stats: Dict[str, int], in_flight: int) -> RunStopped:

@@ -159,9 +159,27 @@ def main_rows(scores: Sequence[RunScores], prices: Optional[Prices],
         row += [_interval(m, "first_request_success"), pct(m.hit_rate), num(m.avg_requests),
                 "n/a" if m.avg_tokens_used is None else num(m.avg_tokens_used, 0), num(m.avg_tokens, 0),
                 str(m.responder_errors)]
-        if prices is not None and prices.any:
-            row.append(cost_cell(s, prices))
-        rows.append(row)
+        rows.append(row)     # per-instance columns only: the run's cost has its own table
+    return rows
+
+
+COST_UNIT = "in the prices' currency"
+COST_HEADER = ["run", "instances", "prompt + completion tokens", f"cost ({COST_UNIT})",
+               f"cost / instance ({COST_UNIT})"]
+
+
+def cost_rows(scores: Sequence[RunScores], prices: Optional[Prices],
+              names: Optional[Sequence[str]] = None) -> List[List[str]]:
+    """Per run: its reported tokens and what they cost at the given prices (per million tokens):
+    a total for the run, and per instance; n/a where no usage was reported."""
+    rows = []
+    for name, s in zip(display_names(scores, names), scores):
+        m = s.overall
+        n = m.instances if m.instances is not None else m.n
+        total = run_cost(s, prices)
+        per = None if total is None or not n else total / n
+        rows.append([name, str(n), tokens_cell(m), cost_cell(s, prices),
+                     "-" if prices is None or prices.for_run(s) is None else ("n/a" if per is None else num(per, 6))])
     return rows
 
 
@@ -172,8 +190,6 @@ def main_header(scores: Sequence[RunScores], prices: Optional[Prices]) -> List[s
         header += ["pass@k %", "pass^k %", "epoch sd"]
     header += ["first request % [95% CI]", "hit rate %", "avg requests", "tokens used / inst.",
                "tokens est. / inst.", "responder errors"]
-    if prices is not None and prices.any:
-        header.append("cost")
     return header
 
 
@@ -199,8 +215,11 @@ def results_markdown(scores: Sequence[RunScores], prices: Optional[Prices] = Non
              "as the unit when a run has several epochs); tokens used: solver prompt + completion "
              "tokens per instance as the backend reported them (n/a: no usage reported); tokens est.: "
              "the paper's words x 1.3 estimate." + (" Cost: from reported usage and prices per "
-                                                     "million tokens." if prices and prices.any else ""),
+                                                     "million tokens, below." if prices and prices.any else ""),
              md_table(main_header(scores, prices), main_rows(scores, prices, names))]
+    if prices is not None and prices.any:
+        parts += [f"## Cost ({COST_UNIT}, from reported usage and prices per million tokens)",
+                  md_table(COST_HEADER, cost_rows(scores, prices, names))]
     for kind in ("type", "difficulty"):
         parts += [f"## Accuracy % by {kind} [95% CI]",
                   md_table(["run"] + group_names(scores, kind), by_rows(scores, kind, names))]
@@ -215,23 +234,35 @@ def tex_escape(text: str) -> str:
     return "".join(_TEX.get(ch, ch) for ch in str(text))
 
 
+# A table this many columns wide or wider spans both columns of a two-column paper (table*);
+# every table is scaled down to its width where it would overflow (\resizebox, graphicx).
+WIDE_COLUMNS = 6
+
+
 def tex_table(header: Sequence[str], rows: Sequence[Sequence[str]], caption: str, label: str) -> str:
     spec = "l" + "r" * (len(header) - 1)
-    lines = [r"\begin{table}[t]", r"\centering", r"\small", f"\\caption{{{tex_escape(caption)}}}",
-             f"\\label{{{label}}}", f"\\begin{{tabular}}{{{spec}}}", r"\toprule",
+    env = "table*" if len(header) >= WIDE_COLUMNS else "table"
+    width = r"\textwidth" if env == "table*" else r"\columnwidth"
+    lines = [f"\\begin{{{env}}}[t]", r"\centering", r"\small", f"\\caption{{{tex_escape(caption)}}}",
+             f"\\label{{{label}}}", f"\\resizebox{{\\ifdim\\width>{width}{width}\\else\\width\\fi}}{{!}}{{%",
+             f"\\begin{{tabular}}{{{spec}}}", r"\toprule",
              " & ".join(tex_escape(h) for h in header) + r" \\", r"\midrule"]
     lines += [" & ".join(tex_escape(c) for c in r) + r" \\" for r in rows]
-    lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
+    lines += [r"\bottomrule", r"\end{tabular}}", f"\\end{{{env}}}"]
     return "\n".join(lines)
 
 
 def results_tex(scores: Sequence[RunScores], prices: Optional[Prices] = None,
                 names: Optional[Sequence[str]] = None) -> str:
-    """Tables for a paper (needs ``\\usepackage{booktabs}``)."""
-    parts = ["% MIRA-Math results (mira-math report); needs \\usepackage{booktabs}",
+    """Tables for a paper (needs ``\\usepackage{booktabs,graphicx}``): wide tables span both
+    columns (``table*``) and every table is scaled down to fit where it would overflow."""
+    parts = ["% MIRA-Math results (mira-math report); needs \\usepackage{booktabs,graphicx}",
              tex_table(main_header(scores, prices), main_rows(scores, prices, names),
                        "MIRA-Math results: accuracy and first-request success with 95% Wilson "
                        "intervals.", "tab:mira-results")]
+    if prices is not None and prices.any:
+        parts.append(tex_table(COST_HEADER, cost_rows(scores, prices, names),
+                               f"MIRA-Math cost ({COST_UNIT}) from reported usage.", "tab:mira-cost"))
     for kind in ("type", "difficulty"):
         parts.append(tex_table(["run"] + group_names(scores, kind), by_rows(scores, kind, names),
                                f"MIRA-Math accuracy (%) by {kind}, 95% Wilson intervals.",
@@ -271,13 +302,26 @@ def usage_rows(scores: Sequence[RunScores], prices: Any = None) -> List[List[str
              pct(s.overall.usage_coverage), cost_cell(s, prices)] for s in scores]
 
 
-USAGE_HEADER = ["run", "tokens used (prompt + completion)", "reasoning", "turns with usage %", "cost"]
+USAGE_HEADER = ["run", "tokens used (prompt + completion)", "reasoning", "turns with usage %",
+                "cost (run total, prices' currency)"]
+
+
+DECODING_WIDTH = 40   # the terminal table's decoding cell; scores.json keeps every parameter
+
+
+def decoding_cell(params: Dict[str, Any]) -> str:
+    """Decoding parameters in at most :data:`DECODING_WIDTH` characters: a list (the stop
+    sequences) as its length, the rest cut with an ellipsis."""
+    text = ", ".join(f"{k}=[{len(v)}]" if isinstance(v, (list, tuple)) else f"{k}={v}"
+                     for k, v in sorted(params.items())) or "-"
+    return text if len(text) <= DECODING_WIDTH else text[:DECODING_WIDTH - 1] + "\u2026"
 
 
 def render_table(scores: Sequence[RunScores], prices: Any = None) -> str:
     """Runs (with status), overall metrics, accuracy by type / difficulty / family, deltas,
     reported tokens and cost."""
-    runs = [[s.label, s.run.split, s.run.decoding, str(s.run.get("epochs", 1)), str(s.run.transcripts),
+    runs = [[s.label, s.run.split, decoding_cell(s.run.get("solver_params") or {}), str(s.run.get("epochs", 1)),
+             str(s.run.transcripts),
              str(s.run.expected), s.run.status] for s in scores]
     parts = [text_table(["run", "split", "decoding", "epochs", "transcripts", "selected", "status"], runs),
              text_table(SUMMARY_HEADER, [[s.label] + summary_row(s.overall) for s in scores]),
@@ -405,7 +449,8 @@ def comparison_tables(comparisons: Sequence[Comparison]) -> List[str]:
     return out
 
 
-__all__ = ["COMPARISON_HEADER", "PLACES", "Price", "Prices", "RESULTS_MD", "RESULTS_TEX", "SUMMARY_HEADER",
+__all__ = ["COST_HEADER", "cost_rows", "decoding_cell",
+           "COMPARISON_HEADER", "PLACES", "Price", "Prices", "RESULTS_MD", "RESULTS_TEX", "SUMMARY_HEADER",
            "USAGE_HEADER", "acc_cell", "accuracy_table", "by_rows", "cell", "comparison_rows", "comparison_tables",
            "cost_cell", "delta_pairs", "delta_tables", "display_names", "group_names", "main_header", "main_rows",
            "md_table", "num", "p_text", "per_run_table", "render_comparison", "render_table", "results_markdown",

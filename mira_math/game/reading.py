@@ -12,7 +12,11 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Literal, Optional, Tuple
 
-from mira_math.verifiers.parse import NUMBER_WORDS
+from mira_math.game.turns import STOP_SEQUENCES, cut_at_other_speaker, split_reasoning
+from mira_math.verifiers.words import has_numeric_character, is_number_word
+
+__all__ = ["STOP_SEQUENCES", "Action", "Reading", "cut_at_other_speaker", "parse_action", "read_message",
+           "split_reasoning", "states_value"]
 
 ActionKind = Literal["request", "answer", "format_error"]
 ActionSource = Literal["marker", "fallback"]
@@ -212,89 +216,16 @@ def _after_content(line: str, text: str) -> str:
 
 # ---------------------------------------------------------------- one message, read once
 
-# Stop sequences sent with a solver's request where the backend takes them (vLLM, local
-# OpenAI-compatible servers; not the official OpenAI endpoint, whose reasoning models refuse
-# them): a model stops before it writes the other party's turn. The cut below applies anyway.
-STOP_SEQUENCES = ("\nInformation holder:", "\nUser:", "\nYour message had no action line")
-
-# Reasoning blocks: removed before the action is read, kept in the transcript.
-_REASONING_TAGS = ("think", "thinking", "reasoning")
-# Lines where a solver starts speaking for someone else (the information holder, the user,
-# the harness's own feedback): the message is cut there. Compared lower-cased, after
-# leading markdown (``*_>#`` and spaces), by ``startswith``.
-SPEAKER_PREFIXES = ("information holder:", "information holder replies", "user:", "human:",
-                    "system:", "holder:", "responder:", "your message had no action line",
-                    "you have no requests left", "<|im_start|>", "<|user|>", "<|start_header_id|>",
-                    "<|eot_id|>", "<|im_end|>", "[inst]")
-
-
-_VALUE_RE = re.compile(r"\d|\b(?:" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r")\b",
-                       re.IGNORECASE)
+_DIGIT_RE = re.compile(r"\d")
+_WORD_RE = re.compile(r"[^\W\d_]+")
 
 
 def states_value(text: str) -> bool:
-    """Whether ``text`` states a value: a digit, or a number word (one scan)."""
-    return _VALUE_RE.search(text) is not None
-
-
-def split_reasoning(text: str) -> Tuple[str, Optional[str]]:
-    """``(visible, reasoning)``: ``<think>``/``<thinking>``/``<reasoning>`` blocks removed from
-    the text and joined (blank line between). A block left open runs to the end of the
-    message; a closing tag with no opening before it (templates that open the block in the
-    prompt) closes a block that began at the start. One scan, case-insensitive."""
-    low = text.lower()
-    visible: List[str] = []
-    thoughts: List[str] = []
-    pos = 0
-    first_open = min((low.find(f"<{t}>") for t in _REASONING_TAGS if f"<{t}>" in low), default=-1)
-    for tag in _REASONING_TAGS:
-        close = low.find(f"</{tag}>")
-        if close >= 0 and (first_open < 0 or close < first_open):
-            thoughts.append(text[:close])
-            pos = close + len(tag) + 3
-            break
-    while pos < len(text):
-        found = [(low.find(f"<{t}>", pos), t) for t in _REASONING_TAGS]
-        found = [(at, t) for at, t in found if at >= 0]
-        if not found:
-            visible.append(text[pos:])
-            break
-        at, tag = min(found)
-        visible.append(text[pos:at])
-        body = at + len(tag) + 2
-        close = low.find(f"</{tag}>", body)
-        if close < 0:
-            thoughts.append(text[body:])
-            break
-        thoughts.append(text[body:close])
-        pos = close + len(tag) + 3
-    if not thoughts:
-        return text, None
-    return "".join(visible), "\n\n".join(t.strip() for t in thoughts)
-
-
-# One scan for the first line that speaks for another party (leading markdown, then a prefix):
-# no two adjacent repetitions can match the same character, so the search is linear.
-_SPEAKER_RE = re.compile(
-    r"^(?=(?P<lead>[ \t*_>#]*))(?P=lead)(?:" + "|".join(re.escape(p) for p in SPEAKER_PREFIXES)
-    + r"|[0-9]{1,3} request\(s\) left\.)", re.IGNORECASE | re.MULTILINE)
-
-
-def cut_at_other_speaker(text: str) -> Tuple[str, Optional[Dict[str, object]]]:
-    """The solver's own part of a message: everything before the first line where it speaks
-    for the information holder or the user. Returns the part and the cut (``line``, the
-    1-based line number; ``speaker``, that line's start; ``dropped``, the text removed)."""
-    low = text.lower()   # substring scans first: most messages hold no prefix at all
-    if not any(prefix in low for prefix in SPEAKER_PREFIXES) and "request(s) left." not in low:
-        return text, None
-    m = _SPEAKER_RE.search(text)
-    if m is None:
-        return text, None
-    start = m.start()
-    end = text.find("\n", start)
-    line = text[start:len(text) if end < 0 else end]
-    return text[:start], {"line": text.count("\n", 0, start) + 1, "speaker": line.strip()[:40],
-                          "dropped": text[start:]}
+    """Whether ``text`` states a value: a digit, a character Unicode gives a numeric value
+    (``¾``, ``⁵⁄₄``), or a number word by rule (``a twelfth``, ``twenty-one``; one scan)."""
+    if _DIGIT_RE.search(text) is not None or has_numeric_character(text):
+        return True
+    return any(is_number_word(m.group(0).lower()) for m in _WORD_RE.finditer(text))
 
 
 @dataclass(frozen=True)

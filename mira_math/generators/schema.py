@@ -194,6 +194,8 @@ def instance_from_dict(raw: Any, path: str = "<memory>", line: int = 0, check_la
     _object(raw, Instance, "", w)
     for name in ("id", "family", "type", "seed_set", "generator_version", "latent"):
         _expect(raw[name], str, name, w)
+    if not raw["id"].strip() or "\x00" in raw["id"]:   # the key of scores, --resume and the viewer
+        raise DataError(f"expected a non-empty id without NUL, got {raw['id']!r}", path, line, "id")
     for name in ("difficulty", "level", "seed"):
         _expect(raw[name], int, name, w)
     if raw["type"] not in ("A", "B"):

@@ -98,9 +98,13 @@ def _json_schema(schema: Dict[str, Any]) -> Any:
 
 def _completion(output: ModelOutput) -> Completion:
     stop = output.stop_reason
+    usage = output.usage    # inspect's count, in the transcript as every backend reports it
+    meta: Dict[str, Any] = {} if usage is None else {"usage": {
+        "prompt_tokens": usage.input_tokens, "completion_tokens": usage.output_tokens,
+        **({"reasoning_tokens": usage.reasoning_tokens} if usage.reasoning_tokens is not None else {})}}
     return Completion(text=output.completion or "",
                       finish_reason="length" if stop in LENGTH_STOPS else str(stop),
-                      error=output.error or None)
+                      error=output.error or None, meta=meta)
 
 
 def make_responder(spec: str) -> Responder:
@@ -154,9 +158,11 @@ def _stats(scores: List[SampleScore]) -> list:
 
 def _mira_metric(name: str) -> Callable[[], Metric]:
     def factory() -> Metric:
-        def compute(scores: List[SampleScore]) -> float:
+        def compute(scores: List[SampleScore]) -> Any:
             value = metric_value(_stats(scores), name)
-            return float("nan") if value is None else value
+            # undefined (hit_rate when no episode asked): no entry in the log, never NaN or 0.0;
+            # inspect drops a mapping's None values (docs/decisions.md, issue 32)
+            return {name: None} if value is None else value
         return compute
     factory.__name__ = name
     return metric(name)(factory)

@@ -175,7 +175,7 @@ async def play_interaction(interaction: Any, inst: Instance, regime: str = "zs",
     return await play(episode, reply, responder)
 
 
-def episode_signals(episode: Episode) -> Dict[str, float]:
+def episode_signals(episode: Episode) -> Dict[str, Optional[float]]:
     """The reward (the verifier's 1/0) and the request-quality metrics of one episode."""
     t = episode.transcript
     stats = transcript_stats(episode)
@@ -185,7 +185,8 @@ def episode_signals(episode: Episode) -> Dict[str, float]:
         "requests": float(stats.requests),
         "canonical_offers": float(stats.canonical_offers),
         "first_request_success": 1.0 if stats.first_request_canonical else 0.0,
-        "hit_rate": stats.canonical_offers / stats.requests if stats.requests else 0.0,
+        # undefined without a request: None (verifiers' "did not run"), never 0.0 (issue 32)
+        "hit_rate": stats.canonical_offers / stats.requests if stats.requests else None,
         "format_errors": float(stats.format_errors),
         "facts_acquired": float(stats.facts_acquired),          # k missing facts (issue 34)
         "partial_credit": stats.facts_acquired / stats.facts_needed,
@@ -215,7 +216,8 @@ class MiraEnv(vf.Env[MiraEnvConfig]):
             if trace.agent.name == "solver":
                 for name, value in reward.parts(played).items():   # "correct": the verifier's 1/0
                     trace.record_reward(name, value)
-                trace.record_metrics({k: v for k, v in signals.items() if k != "correct"})
+                trace.record_metrics({k: v for k, v in signals.items() if k != "correct" and v is not None})
+                trace.metrics.update({k: None for k, v in signals.items() if v is None})
                 # the episode as transcripts.jsonl stores it, under the text protocol of the paper
                 trace.info["mira"] = {"protocol": "paper",
                                       "transcript": json.loads(played.transcript.to_json_line())}

@@ -18,6 +18,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from mira_math.verifiers.exact import Scalar, Value
+from mira_math.verifiers.words import has_numeric_character, is_hedge, is_number_word
 
 MAX_LENGTH = 2000  # longer answers are rejected before any pass runs
 
@@ -56,36 +57,9 @@ _ASCII_FORBIDDEN = {"%": "percent", "~": "approximation", "<": "a relation", ">"
 
 # ---------------------------------------------------------------- words and commands
 
-# Hedges, corrections, negations, approximations and quantity words, anywhere in the text
-# (compared word by word, lower-cased: a set lookup per word keeps the pass linear).
-_HEDGE_WORDS = frozenset("""
-or nor not never neither either maybe perhaps probably possibly likely unlikely approx
-approximately approximate about around roughly nearly almost circa close estimate estimated guess
-unsure uncertain alternatively equivalently otherwise else instead corrected correction correcting
-actually wait sorry oops mistake typo wrong incorrect rather except unless but if least most than
-between within range plus minus times divided over percent percentage per cent sqrt root squared
-cubed power log ln exp thousand thousands million billion hundred dozen half halves quarter quarters
-third thirds mod modulo congruent isn aren wasn doesn don vs versus updated revised respectively
-none undefined infinity inf nan disregard ignore scratch retract negative reciprocal
-inverse twice double triple square cube opposite complement negated think thought believe seems
-seem suppose assume guessing hmm
-oder vielleicht wahrscheinlich ungefähr ungefaehr etwa nicht kein keine aber eher bzw
-beziehungsweise glaube denke vermutlich möglicherweise korrigiert falsch nein sonst
-ou peut probablement environ pas sinon plutôt crois pense presque faux corrigé non
-quizás quizá quizas quiza vez probablemente aproximadamente cerca creo pienso pero sino
-incorrecto corregido no
-forse oppure probabilmente penso credo""".split())
-# Number words: a value written in words is a value (for the two-values rule), so a text
-# with one is never one exact value (English, German, French, Spanish).
-NUMBER_WORDS = frozenset("""
-zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
-sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety
-half halves third thirds quarter quarters fourth fourths fifth fifths sixth sixths seventh
-sevenths eighth eighths ninth ninths tenth tenths
-null eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf hälfte drittel viertel
-fünftel zéro un une deux trois quatre cinq six sept huit neuf dix onze douze demi moitié tiers
-quart cero uno dos tres cuatro cinco seis siete ocho nueve diez once doce medio mitad tercio
-cuarto quinto""".split())
+# Hedges, corrections, negations, approximations, quantity words and values in words or in
+# Unicode numerals, anywhere in the text: recognised by rule (``verifiers/words.py``), word by
+# word, lower-cased (a memoised lookup per word keeps the pass linear).
 # A list bullet or dash before a value, set off from it by whitespace, is punctuation: "- 32"
 # and "— 32" read as 32. Attached to the number it is a sign ("-32", "—32"); U+2212 MINUS
 # SIGN is a sign spaced or not.
@@ -299,9 +273,9 @@ def _take_modulus(text: str, ctx: AnswerContext) -> str:
 def _rejections(text: str) -> None:
     for m in _WORD_RE.finditer(text):
         word = m.group(0).lower()
-        if word in _HEDGE_WORDS or (word == "t" and text[m.start() - 2:m.start()] == "n'"):
+        if is_hedge(word) or (word == "t" and text[m.start() - 2:m.start()] == "n'"):
             raise Unreadable(f"a hedge, correction or quantity word ({m.group(0)!r})")
-        if word in NUMBER_WORDS:
+        if is_number_word(word):
             raise Unreadable(f"a value in words ({m.group(0)!r})")
     for m in _COMMAND_RE.finditer(text):
         if m.group(1) in _RELATION_COMMANDS:
@@ -469,8 +443,8 @@ def _one_statement(text: str) -> None:
             line = []
             if not piece or piece.lstrip("& ").startswith("="):
                 continue
-            if any(c.isdigit() for c in piece) or any(
-                    m.group(0).lower() in NUMBER_WORDS for m in _WORD_RE.finditer(piece)):
+            if any(c.isdigit() for c in piece) or has_numeric_character(piece) or any(
+                    is_number_word(m.group(0).lower()) for m in _WORD_RE.finditer(piece)):
                 stating += 1
                 if stating > 1:
                     raise Unreadable("two statements of a value on separate lines")

@@ -145,12 +145,29 @@ def test_results_tables_paired_comparisons_and_no_empty_four_shot_figure(runs, t
     assert not (out / "fig_fewshot_deltas.png").exists()
     text = (out / REPORT).read_text(encoding="utf-8")
     assert "fig_fewshot_deltas.png" not in text and "## Paired comparisons" in text
-    assert "**A = model-x | rules | zs** vs **B = model-y | rules | zs**" in text
+    assert "**A = Model X** vs **B = model-y | rules | zs**" in text      # --name in every section
+    assert "model-x | rules | zs" not in text.replace("\\|", "|").split("## Runs")[0]
     md = (out / "results.md").read_text(encoding="utf-8")
-    assert "| Model X |" in md and "| model-y \\| rules \\| zs |" in md and "| cost |" in md
+    assert "| Model X |" in md and "| model-y \\| rules \\| zs |" in md
+    (main_header,) = [line for line in md.splitlines() if line.startswith("| run | instances | accuracy")]
+    assert "cost" not in main_header                         # not beside the per-instance columns
+    assert "## Cost (in the prices' currency" in md and "| cost (in the prices' currency) |" in md
     assert "| n/a |" in md                                   # no usage reported: no cost either
     tex = (out / "results.tex").read_text(encoding="utf-8")
     assert "\\begin{tabular}" in tex and "accuracy \\% [95\\% CI]" in tex and "Model X" in tex
+    assert "\\begin{table*}" in tex and "\\resizebox{" in tex and "graphicx" in tex   # fits the page
+
+
+def test_report_names_reach_the_figures(runs, tmp_path, monkeypatch):
+    import mira_math.eval.report as report_mod
+
+    seen = []
+    monkeypatch.setattr(report_mod, "installed", lambda name: True)
+    monkeypatch.setattr(report_mod, "save_figure", lambda fig, scores, path: seen.append([s.label for s in scores]))
+    report(runs, tmp_path / "named", names=["X zero-shot", "X four-shot", "Y"])
+    assert seen and all(labels == ["X zero-shot", "X four-shot", "Y"] for labels in seen)
+    text = (tmp_path / "named" / REPORT).read_text(encoding="utf-8")
+    assert "X four-shot" in text and "model-x | rules | 4s" not in text.replace("\\|", "|").split("## Runs")[0]
 
 
 def test_labels_wrap_between_parts_never_inside_a_token():

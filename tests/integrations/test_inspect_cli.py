@@ -62,7 +62,14 @@ def test_inspect_eval_cli_with_mockllm(tiktoken_cache, tmp_path):
     assert log.status == "success", log.error
     assert len(log.samples) == 20
     metrics = log.results.scores[0].metrics
-    assert set(METRICS) <= set(metrics), sorted(metrics)
+    assert set(METRICS) - {"hit_rate"} <= set(metrics), sorted(metrics)
+    # hit_rate over no request is undefined: absent, never NaN or 0.0 (issue 32)
+    assert all(m.value == m.value for m in metrics.values())
+    stats = [s.scores["mira_verifier"].metadata["mira_stats"] for s in log.samples]
+    assert ("hit_rate" in metrics) == any(st["requests"] for st in stats)
+    # the usage inspect counted reaches the transcript's stats
+    assert sum(st["prompt_tokens"] or 0 for st in stats) == sum(s.model_usage["mockllm/model"].input_tokens
+                                                                  for s in log.samples) > 0
 
     # The same replies through the facade's episode loop: identical transcripts and verdicts.
     release = {inst.id: inst for inst in release_instances()}

@@ -19,6 +19,7 @@ import json
 import re
 import shutil
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -39,7 +40,7 @@ DEFAULT_PAGE_SIZE = 1_000        # at most this many transcripts (or instances) 
 PAGE_BYTES = 1 << 20             # and a page is closed once it holds this many bytes (long dialogues)
 DEFAULT_CHUNK_ROWS = 5_000       # table rows per chunk: the page opens on the first one
 ROW_COLUMNS = ("run", "inst", "t", "trace", "unreadable", "fmt", "nonc", "req", "off", "ans", "reason",
-               "id", "fam", "type", "diff")
+               "id", "fam", "type", "diff", "ep")
 TRACE_CODES = {"no_canonical": 0, "canonical_wrong": 1, "correct": 2, "errored": 3}
 _OWN_FILES = re.compile(r"^(index|[tir]-\d{4,})\.js$")
 
@@ -95,13 +96,44 @@ def _run_doc(info: RunInfo) -> Dict[str, Any]:
 
 # ------------------------------------------------------------------ building
 
+LOCK_NAME = ".mira-view.lock"
+
+
+@contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on ``OUT/.mira-view.lock`` for the whole build: a second
+    ``view`` into the same folder is refused (one line, exit 1) instead of mixing its pages
+    with the first's. The kernel drops the lock when a killed build's process ends."""
+    if out.exists() and not out.is_dir():
+        raise ViewError(f"{out}: exists and is not a folder")
+    out.mkdir(parents=True, exist_ok=True)
+    fh = (out / LOCK_NAME).open("a+")
+    try:
+        try:
+            import fcntl
+        except ImportError:        # no flock on this platform: build unlocked
+            yield
+            return
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise ViewError(f"{out}: another mira-math view is writing this folder (locked "
+                            f"{out / LOCK_NAME}); wait for it or choose another --out") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    finally:
+        fh.close()
+
+
 def _prepare_out(out: Path) -> Path:
     """``out`` is created, or is a previous viewer folder whose data files are replaced."""
     if out.exists() and not out.is_dir():
         raise ViewError(f"{out}: exists and is not a folder")
     data = out / DATA_DIR
     if out.is_dir():
-        foreign = [p.name for p in out.iterdir() if p.name not in ("index.html", DATA_DIR)]
+        foreign = [p.name for p in out.iterdir() if p.name not in ("index.html", DATA_DIR, LOCK_NAME)]
         if data.exists():
             foreign += [f"{DATA_DIR}/{p.name}" for p in data.iterdir() if not _OWN_FILES.match(p.name)]
         if foreign:
@@ -202,6 +234,7 @@ class _Builder:
         self.summary: Dict[Tuple[str, int], List[int]] = {}  # (family, run) -> n, t0..t3, fmt, nonc, req
         self.difficulties: set = set()
         self.position = 0                                    # transcripts written so far
+        self.covered = bytearray()                           # instance index -> in some run's rows
 
     # ------------------------------------------------------------ datasets
     def dataset(self, manifest: Mapping[str, Any], run_dir: Path) -> List[int]:
@@ -306,7 +339,7 @@ class _Builder:
         errored, correct, canonical_wrong, no_canonical = (TRACE_CODES[k] for k in (
             "errored", "correct", "canonical_wrong", "no_canonical"))
         accs: Dict[str, List[int]] = {}                    # family -> this run's summary counters
-        difficulties = self.difficulties
+        difficulties, covered = self.difficulties, self.covered
         add_row, add_page = self.rows.add, self.transcripts.add
         for run_dir, manifest in zip(info.dirs, info.manifests, strict=True):
             files = self.dataset(manifest, run_dir)
@@ -327,8 +360,13 @@ class _Builder:
                     reason = str((transcript.get("verdict") or {}).get("reason") or "")
                 family, difficulty = instance.family, instance.difficulty
                 fmt, nonc, req = stats.format_errors, stats.offers - stats.canonical_offers, stats.requests
+                epoch = transcript.get("epoch", 0)
                 add_row((index, r, position, trace, 1 if stats.unreadable else 0, fmt, nonc, req, stats.offers,
-                         _short(transcript.get("final_answer")), reason, tid, family, instance.type, difficulty))
+                         _short(transcript.get("final_answer")), reason, tid, family, instance.type, difficulty,
+                         epoch if type(epoch) is int and epoch >= 0 else 0))
+                if index >= len(covered):
+                    covered.extend(bytes(max(index + 1 - len(covered), len(covered))))
+                covered[index] = 1
                 add_page(line.raw)
                 position += 1
                 count += 1
@@ -372,9 +410,10 @@ class _Builder:
         fam_index = {f: n for n, f in enumerate(families)}
         chunks = rows = 0
         for batch in self.rows.ordered(self.chunk_rows):             # one chunk per batch
-            inst, run, t, trace, unreadable, fmt, nonc, req, off, ans, reason, tid, family, type_, diff = zip(*batch)
+            (inst, run, t, trace, unreadable, fmt, nonc, req, off, ans, reason, tid, family, type_, diff,
+             ep) = zip(*batch)
             columns = dict(zip(ROW_COLUMNS, (run, inst, t, trace, unreadable, fmt, nonc, req, off, ans, reason, tid,
-                                             [fam_index[f] for f in family], type_, diff), strict=True))
+                                             [fam_index[f] for f in family], type_, diff, ep), strict=True))
             chunks = self._chunk(chunks, columns)
             rows += len(batch)
         summary = sorted([fam_index[family], r, *acc] for (family, r), acc in self.summary.items())
@@ -382,6 +421,7 @@ class _Builder:
             "version": VIEW_VERSION, "page_size": page_size, "chunk_rows": self.chunk_rows,
             "page_starts": {"t": self.transcripts.starts, "i": self.instances.starts},
             "rows": rows, "chunks": chunks, "instances": self.store.instances,
+            "run_instances": self.covered.count(1),   # the runs' distinct instances (the header's count)
             "runs": [_run_doc(info) for info in runs], "families": families,
             "trace_classes": list(TRACE_CODES), "difficulties": sorted(self.difficulties),
             "summary": summary,
@@ -398,7 +438,12 @@ def build_view(run_dirs: Sequence[Path], out: Path, page_size: int = DEFAULT_PAG
         raise ViewError(f"rows per table chunk must be >= 1, got {chunk_rows}")
     runs = group_runs(run_dirs)
     assign_labels(runs)
-    data = _prepare_out(Path(out))
+    with _locked(Path(out)):
+        return _build_locked(runs, Path(out), page_size, chunk_rows)
+
+
+def _build_locked(runs: List[RunInfo], out: Path, page_size: int, chunk_rows: int) -> ViewResult:
+    data = _prepare_out(out)
     enabled = gc.isenabled()
     gc.disable()        # nothing built here holds a cycle; the collector's passes cost more than the work
     try:
@@ -410,7 +455,7 @@ def build_view(run_dirs: Sequence[Path], out: Path, page_size: int = DEFAULT_PAG
     labels = ", ".join(r.label for r in runs)
     html = Path(out) / "index.html"
     html.write_text(render_index_html(f"MIRA-Math transcripts: {labels}"), encoding="utf-8")
-    return ViewResult(html, len(runs), index["rows"], index["instances"], pages)
+    return ViewResult(html, len(runs), index["rows"], index["run_instances"], pages)
 
 
 def _build(runs: Sequence[RunInfo], data: Path, page_size: int, chunk_rows: int) -> Tuple[Dict[str, Any], int]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from contextlib import contextmanager
 
 import pytest
 
@@ -33,16 +34,25 @@ def _chromium() -> str:
     return found  # type: ignore[return-value]
 
 
-@pytest.fixture(scope="module")
-def browser():
+@contextmanager
+def sync_playwright_browser():
+    """A headless Chromium for one test or module (skipped, or failed in CI, where missing)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         _missing("playwright is missing: run `make venv` (it is in the test extras)")
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=_chromium(), args=FLAGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright_browser() as b:
         yield b
-        b.close()
 
 
 class Page:

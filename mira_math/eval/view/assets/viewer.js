@@ -12,7 +12,7 @@
   var pages = { t: {}, i: {}, r: {} }, waiting = { t: {}, i: {}, r: {} };
   var filtered = new Int32Array(0), selPos = -1, selRow = -1, cmpRun = -1;
   var R = null, chunkLoaded = [], chunksLoaded = 0, busy = 0;   // the table's columns, filled chunk by chunk
-  var NUMERIC = ["run", "inst", "t", "trace", "unreadable", "fmt", "nonc", "req", "off", "fam", "diff"];
+  var NUMERIC = ["run", "inst", "t", "trace", "unreadable", "fmt", "nonc", "req", "off", "fam", "diff", "ep"];
   var TEXT = ["ans", "reason", "id", "type"];
   var $ = function (id) { return document.getElementById(id); };
 
@@ -77,6 +77,24 @@
       start = pos > 0 ? raw.lastIndexOf("\n", pos - 1) + 1 : 0;
     }
     return [start, pos + content.length];
+  }
+  // the solver's text without its inline reasoning blocks, which the turn shows once, collapsed,
+  // under "reasoning" (the harness's rule: game/turns.py; here for display only)
+  var REASONING_BLOCK = /<(think|thinking|thought|thoughts|reasoning)>[\s\S]*?(?:<\/\1>|$)|^[\s\S]*?<\/(?:think|thinking|thought|thoughts|reasoning)>/gi;
+  function withoutReasoning(raw) {
+    if (typeof raw !== "string") return raw;
+    return raw.replace(REASONING_BLOCK, "\u27e8reasoning, below\u27e9");
+  }
+  // the tokens the server reported for the solver's calls (usage), summed; null when none did
+  function reportedUsage(t) {
+    var p = 0, c = 0, any = false;
+    (t.turns || []).forEach(function (turn) {
+      var u = turn.role === "solver" && turn.meta && turn.meta.usage;
+      if (!u) return;
+      if (typeof u.prompt_tokens === "number") { p += u.prompt_tokens; any = true; }
+      if (typeof u.completion_tokens === "number") { c += u.completion_tokens; any = true; }
+    });
+    return any ? p + " in, " + c + " out" : null;
   }
   function canonicalLines(inst) { return (inst.hints || []).map(function (h) { return h.constraint; }); }
   // k >= 2 missing facts (issue 34): the group of each canonical line, and the order in which
@@ -240,7 +258,7 @@
       if (R.nonc[k]) flags.appendChild(flag("noncanon", "N" + R.nonc[k], R.nonc[k] + " noncanonical offer(s)"));
       if (R.unreadable[k]) flags.appendChild(flag("", "U", "unreadable answer"));
       fam.title = D.families[R.fam[k]];
-      add(row, add(el("span", "c-run"), runDot(R.run[k])), el("span", "c-id", R.id[k]), fam, el("span", "c-t", R.type[k]),
+      add(row, add(el("span", "c-run"), runDot(R.run[k])), el("span", "c-id", R.id[k]), el("span", "c-ep", R.ep[k]), fam, el("span", "c-t", R.type[k]),
         el("span", "c-d", R.diff[k]), trace, flags, el("span", "c-ro", R.req[k] + "/" + R.off[k]), el("span", "c-ans", R.ans[k]));
       row.title = R.reason[k];
       sp.appendChild(row);
@@ -264,6 +282,7 @@
   function writeHash() {
     if (selRow < 0) return;
     var h = "#run=" + R.run[selRow] + "&id=" + encodeURIComponent(R.id[selRow]);
+    if (R.ep[selRow]) h += "&ep=" + R.ep[selRow];     // epochs of one instance: one link each
     if (cmpRun >= 0) h += "&cmp=" + cmpRun;
     if (location.hash !== h) history.replaceState(null, "", h);
   }
@@ -275,7 +294,7 @@
     if (/^\d+$/.test(q.cmp || "") && +q.cmp < D.runs.length) cmpRun = +q.cmp;   // else ignored
     if (q.id === undefined) return;
     allRows().then(function () {        // an id anywhere in the table: every row is needed
-      for (var k = 0; k < N; k++) if (R.id[k] === q.id && String(R.run[k]) === (q.run || "0")) {
+      for (var k = 0; k < N; k++) if (R.id[k] === q.id && String(R.run[k]) === (q.run || "0") && String(R.ep[k]) === (q.ep || "0")) {
         selRow = k; var p = indexOf(k);
         if (p < 0) { resetFilters(); p = indexOf(k); }
         select(p, true); return;
@@ -314,7 +333,7 @@
     add(verdict, el("h2", null, v.correct ? "Correct" : (t.error ? "Errored" : "Wrong")),
       kv([["expected", v.expected === undefined ? inst.answer.value : v.expected], ["parsed", v.parsed === undefined ? null : v.parsed],
         ["final answer", t.final_answer], ["reason", v.reason || null], ["ended by", t.ended_by],
-        ["budget", t.budget], ["tokens (est.)", t.tokens_est]]));
+        ["budget", t.budget], ["tokens (reported)", reportedUsage(t)], ["tokens (est.)", t.tokens_est]]));
     if (t.error) verdict.appendChild(el("pre", "text", "error in " + t.error.where + ": " + t.error.message));
     col.appendChild(verdict);
     var solverN = 0, canon = canonicalLines(inst), seenGroups = {};
@@ -326,7 +345,8 @@
           el("span", "badge " + (turn.action === "format_error" ? "fmt" : "decline"), turn.action === "format_error" ? "format error" : turn.action),
           turn.final_turn ? el("span", "badge flag", "final turn (answer only)") : null,
           turn.finish_reason && turn.finish_reason !== "stop" ? el("span", "badge fmt", "finish: " + turn.finish_reason) : null);
-        add(box, who, solverText(turn.raw, actionSpan(turn.raw, turn.action, turn.content)));
+        var shown = turn.reasoning ? withoutReasoning(turn.raw) : turn.raw;   // the thinking once: below
+        add(box, who, solverText(shown, actionSpan(shown, turn.action, turn.content)));
         if (turn.format_error) who.appendChild(el("span", "badge fmt", turn.format_error.replace("_", " ")));
         if (turn.speaker_cut) box.appendChild(el("pre", "text", "cut at line " + turn.speaker_cut.line +
           " (speaks for another party: " + turn.speaker_cut.speaker + "); not read"));
@@ -438,6 +458,7 @@
     allocRows();
     var runs = $("runs");
     D.runs.forEach(function (run, r) { add(runs, add(el("span", "run-tag"), runDot(r), document.createTextNode(run.label + " (" + run.transcripts + ")"))); });
+    add(runs, el("span", "muted", N + " transcripts of " + (D.run_instances === undefined ? D.instances : D.run_instances) + " instances"));
     options($("f-run"), D.runs.map(function (run, r) { return [r, run.label]; }), "all runs");
     options($("f-family"), D.families.map(function (f, n) { return [n, f]; }), "all families");
     options($("f-diff"), D.difficulties.map(function (d) { return [d, String(d)]; }), "all");
