@@ -53,7 +53,8 @@ class Part:
         return f"{registry.prefix(name)}-{seed_set}-{tag}{n:08d}"
 
 
-PARTS: Dict[int, Part] = {1: Part(1, registry.names, registry.get)}
+PARTS: Dict[int, Part] = {1: Part(1, registry.names, registry.get),
+                          2: Part(2, registry.multi_hint_names, lambda name: registry.get(name, 2))}
 """The parts the streams can draw from, by k (a later part registers itself here)."""
 
 
@@ -76,7 +77,14 @@ def release_keys() -> FrozenSet[str]:
 
 @functools.lru_cache(maxsize=8)
 def _keys_of(data: Optional[str]) -> FrozenSet[str]:
-    return frozenset(key for inst in release_instances(data=data) for key in instance_keys(inst))
+    keys = {key for inst in release_instances(data=data) for key in instance_keys(inst)}
+    if data is None:      # the committed release's two-fact part too (issue 34)
+        from mira_math.eval.selection import data_files, load_data
+        from mira_math.generators.layout import DEFAULT_RELEASE
+
+        two_fact = load_data(data_files("multi_hint", None, DEFAULT_RELEASE)).instances
+        keys |= {key for inst in two_fact for key in instance_keys(inst)}
+    return frozenset(keys)
 
 
 def excluded_keys(held_out: Iterable[Union[str, Path]] = ()) -> FrozenSet[str]:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from mira_math.eval.backends.base import Completion
-from mira_math.eval.llm_responder import SYSTEM_PROMPT, build_conversation, fallback_offer, postvalidate
+from mira_math.eval.llm_responder import SYSTEM_PROMPT, build_conversation, postvalidate
 from mira_math.game.responders.base import ResponderCall
 from mira_math.generators.layout import DEFAULT_RELEASE, multi_hint_path
 from mira_math.generators.schema import read_jsonl
@@ -38,8 +38,3 @@ def test_either_held_line_is_offered_verbatim(line):
 def test_two_lines_in_one_offer_are_declined(quote):
     got = postvalidate(INST.responder, _reply(quote))
     assert got.decision == "decline" and got.quoted_constraint is None
-
-
-def test_the_raw_text_fallback_recovers_no_offer_of_two_lines():
-    assert fallback_offer(INST.responder, f"Offer:\n{A}") == A
-    assert fallback_offer(INST.responder, f"Offer:\n{A}\n{B}") is None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mira_math.eval.score_output import DECODING_WIDTH, decoding_cell, render_table
+from mira_math.eval.tables import DECODING_WIDTH, decoding_cell, render_table
 from mira_math.eval.scoring import score
 from tests.eval.test_report import write_run
 
