@@ -133,7 +133,7 @@ def release_words(release: Path, limit: int) -> List[str]:
     on), most frequent first, ties by text, at most ``limit``."""
     counts: Dict[str, int] = {}
     pattern = re.compile(r"\w+|[^\w\s]+")
-    for path in sorted((release / "data").glob("*/*.jsonl")):
+    for path in sorted((release / "data").glob("*/test.jsonl")):
         for piece in pattern.findall(path.read_text(encoding="utf-8")):
             counts[piece] = counts.get(piece, 0) + 1
     ranked = sorted(counts, key=lambda w: (-counts[w], w))

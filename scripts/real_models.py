@@ -137,7 +137,7 @@ MEASURED_HEADER = (f"{'run':<26} {'inst':>4} {'req':>5} {'names':>6} {'precise':
 
 
 def _rows(release: Path) -> Iterable[Dict[str, Any]]:
-    for path in sorted((release / "data").glob("*/*.jsonl")):
+    for path in sorted((release / "data").glob("*/test.jsonl")):
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 yield json.loads(line)

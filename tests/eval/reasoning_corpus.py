@@ -38,7 +38,7 @@ class Case:
 
 def all_instances() -> List[Instance]:
     """Every instance of the release, in file order."""
-    return [inst for path in sorted(DATA.glob("*/*.jsonl")) for inst in read_jsonl(path)]
+    return [inst for path in sorted(DATA.glob("*/test.jsonl")) for inst in read_jsonl(path)]
 
 
 def _components(inst: Instance) -> List[Fraction]:

@@ -134,7 +134,7 @@ def test_configs_and_features():
     assert all(f"multi_hint_{n}" in names for n in registry.multi_hint_names())
     assert all(multi_hint_path(n) not in names["all"] for n in registry.names())
     assert "hint_groups" not in [f["name"] for f in features()]
-    assert {"name": "hint_groups", "list": {"list": "string"}} in features(multi_hint=True)
+    assert {"name": "hint_groups", "list": {"list": "string"}} in features("multi_hint")
 
 
 def test_a_small_held_out_k2_split_regenerates():

@@ -21,7 +21,7 @@ def _module():
 
 
 def _release_rows() -> dict:
-    return {json.loads(line)["id"]: json.loads(line) for path in (RELEASE / "data").glob("*/*.jsonl")
+    return {json.loads(line)["id"]: json.loads(line) for path in (RELEASE / "data").glob("*/test.jsonl")
             for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
 
 

@@ -37,7 +37,7 @@ def release_instances(per_family: int = 10**9) -> List[Instance]:
     ``per_family`` of each family (the corpora stay test-sized)."""
     seen: Dict[Tuple[str, str, str], Instance] = {}
     count: Dict[str, int] = {}
-    for path in sorted(DATA.glob("*/*.jsonl")):
+    for path in sorted(DATA.glob("*/test.jsonl")):
         for inst in read_jsonl(path):
             key = (inst.family, inst.answer.type, inst.answer.value)
             if key not in seen and count.get(inst.family, 0) < per_family:

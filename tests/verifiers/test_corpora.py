@@ -66,7 +66,7 @@ def test_no_wrong_answer_is_accepted_behind_a_marker():
 
 def test_every_stored_answer_verifies_by_its_own_canonical_text(counts):
     count = 0
-    for path in sorted(DATA.glob("*/*.jsonl")):
+    for path in sorted(DATA.glob("*/test.jsonl")):
         for inst in read_jsonl(path):
             verdict = verify(inst, inst.answer.value)
             assert verdict.correct and verdict.parsed == inst.answer.value, (inst.id, verdict)
@@ -85,7 +85,7 @@ def test_release_bytes_match_their_checksums():
         path = root / name.strip().lstrip("*")
         assert hashlib.sha256(path.read_bytes()).hexdigest() == digest, name
         checked += 1
-    assert checked >= len(list(DATA.glob("*/*.jsonl")))
+    assert checked >= len(list(DATA.glob("*/test.jsonl")))
 
 
 def test_corpus_instances_are_distinct_answers():
