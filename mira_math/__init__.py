@@ -250,8 +250,8 @@ def run_episode(row: Row, chat: Callable[[List[Message]], str], regime: str = "z
     """One episode with the harness's own state machine, the rules responder and any chat
     function (a list of ``{"role", "content"}`` messages -> the reply text). Returns the
     transcript as a dict (``verdict``, ``turns``, ``ended_by``, ...), as ``mira-math eval``
-    writes it."""
-    from dataclasses import asdict
+    writes it (its JSON line, read back)."""
+    import json
 
     from mira_math.game.messages import Completion
     from mira_math.game.episode import Episode
@@ -265,7 +265,7 @@ def run_episode(row: Row, chat: Callable[[List[Message]], str], regime: str = "z
         call = ep.on_solver(Completion(text=chat(list(ep.conversation)), finish_reason="stop"))
         if call is not None:
             ep.on_responder(responder.respond([call])[0])
-    return asdict(ep.transcript)
+    return json.loads(ep.transcript.to_json_line())
 
 
 __all__ = ["__version__", "DEFAULT_CONFIG", "DEFAULT_RELEASE", "RELEASE_PATH", "SPLIT", "Answer", "MissingExtra",
