@@ -29,9 +29,13 @@ class BayesMissingPrior(Family):
     type = "A"
     answer_type = "fraction"
 
+    def max_denominator(self, level: int) -> int:
+        """The largest denominator a probability may have at this level."""
+        return _max_denominator(level)
+
     def generate(self, rng: random.Random, level: int) -> Latent:
         def draw() -> Fraction:
-            b = rng.randint(2, _max_denominator(level))
+            b = rng.randint(2, self.max_denominator(level))
             return Fraction(rng.randint(1, b - 1), b)
 
         prior, sens, fpr = draw(), draw(), draw()
@@ -40,7 +44,7 @@ class BayesMissingPrior(Family):
         return {"level": level, "prior": prior, "sens": sens, "fpr": fpr}
 
     def check(self, latent: Latent) -> Optional[str]:
-        limit = _max_denominator(latent["level"])
+        limit = self.max_denominator(latent["level"])
         for key in ("prior", "sens", "fpr"):
             v = latent[key]
             if not (isinstance(v, Fraction) and 0 < v < 1):
@@ -94,27 +98,8 @@ class BayesTwoFacts(BayesMissingPrior):
 
     k = 2
 
-    def generate(self, rng: random.Random, level: int) -> Latent:
-        def draw() -> Fraction:
-            b = rng.randint(2, _k2_max_denominator(level))
-            return Fraction(rng.randint(1, b - 1), b)
-
-        prior, sens, fpr = draw(), draw(), draw()
-        if sens == fpr:
-            raise Reject("P(E|H) = P(E|¬H) makes the evidence uninformative")
-        return {"level": level, "prior": prior, "sens": sens, "fpr": fpr}
-
-    def check(self, latent: Latent) -> Optional[str]:
-        limit = _k2_max_denominator(latent["level"])
-        for key in ("prior", "sens", "fpr"):
-            v = latent[key]
-            if not (isinstance(v, Fraction) and 0 < v < 1):
-                return f"{key} = {v} is not a probability strictly between 0 and 1"
-            if v.denominator > limit:
-                return f"{key} has denominator above {limit}"
-        if latent["sens"] == latent["fpr"]:
-            return "P(E|H) = P(E|¬H): the evidence is uninformative"
-        return None
+    def max_denominator(self, level: int) -> int:
+        return _k2_max_denominator(level)
 
     def render(self, latent: Latent) -> Rendered:
         prior_line = f"P(H) = {frac(latent['prior'])}"
