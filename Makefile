@@ -125,7 +125,7 @@ $(INT_VENV)/bin/.installed: setup.cfg environments/mira_math_rl/pyproject.toml
 	$(PYTHON) -m venv $(INT_VENV)
 	$(INT_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(INT_VENV)/bin/python -m pip install --quiet torch==2.13.0
-	$(INT_VENV)/bin/python -m pip install --quiet -e '.[test,inspect,rl,trl,ray]'
+	$(INT_VENV)/bin/python -m pip install --quiet -e '.[test,inspect,rl,trl,ray,croissant]'
 	$(INT_VENV)/bin/python -m pip install --quiet -e environments/mira_math_rl
 	touch $@
 
@@ -139,7 +139,7 @@ test-integrations: $(INT_VENV)/bin/.installed
 	$(INT_VENV)/bin/python scripts/fetch_tiktoken.py $(TIKTOKEN_CACHE)
 	TIKTOKEN_CACHE_DIR=$(abspath $(TIKTOKEN_CACHE)) MIRA_INTEGRATION_FULL=1 $(INT_VENV)/bin/python -m pytest -p no:cacheprovider \
 	  -W "ignore:The .initial. parameter is deprecated:DeprecationWarning" \
-	  tests/integrations tests/eval/test_openai_backend.py tests/test_layers.py
+	  tests/integrations tests/eval/test_openai_backend.py tests/test_layers.py tests/generators/test_hub_metadata.py
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) $(INT_VENV) build *.egg-info
