@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from itertools import product
-from typing import List, Optional, Sequence, Set
+from typing import Callable, List, Optional, Sequence, Set
 
 from mira_math.generators.family import Family, Latent, Rendered
 from mira_math.generators.schema import Hint, Instance, decode_latent, encode_latent
@@ -140,15 +141,10 @@ def validate_instance(inst: Instance, family: Family) -> List[Failure]:
 
     # 3. hint sufficiency: view + each stored canonical hint gives the stored answer
     for h in inst.hints:
-        try:
-            full = decode_latent(encode_latent(family.complete(family.known(latent), h)))
-            if family.render(full).facts != inst.view.facts:
-                fail("hint_sufficiency", f"completion from {h.slot} changes the solver's view")
-            elif not equal(family.solve(full), stored_answer):
-                fail("hint_sufficiency", f"view + {h.slot} gives "
-                     f"{canonical(family.answer_type, family.solve(full))}, not {inst.answer.value}")
-        except Exception as err:
-            fail("hint_sufficiency", f"view + {h.slot}: {type(err).__name__}: {err}")
+        problem = _sufficiency(family, partial(_complete_one, family, latent, h), h.slot,
+                               inst, stored_answer)
+        if problem:
+            fail("hint_sufficiency", problem)
 
     # completeness: the responder holds every slot whose value alone fixes the answer
     try:
@@ -190,17 +186,31 @@ def _multi_fact_proofs(inst: Instance, family: Family, latent: Latent, rendered:
         if problem:
             fail(prop, f"{label}: {problem}")
     for combo in product(*inst.groups()):
-        names = " + ".join(h.slot for h in combo)
-        try:
-            full = decode_latent(encode_latent(family.complete_many(known, combo)))
-            if family.render(full).facts != inst.view.facts:
-                fail("hint_sufficiency", f"completion from {names} changes the solver's view")
-            elif not equal(family.solve(full), stored_answer):
-                fail("hint_sufficiency", f"view + {names} gives "
-                     f"{canonical(family.answer_type, family.solve(full))}, not {inst.answer.value}")
-        except Exception as err:
-            fail("hint_sufficiency", f"view + {names}: {type(err).__name__}: {err}")
+        problem = _sufficiency(family, partial(family.complete_many, known, combo),
+                               " + ".join(h.slot for h in combo), inst, stored_answer)
+        if problem:
+            fail("hint_sufficiency", problem)
     return out
+
+
+def _complete_one(family: Family, latent: Latent, hint: Hint) -> Latent:
+    return family.complete(family.known(latent), hint)
+
+
+def _sufficiency(family: Family, complete: Callable[[], Latent], names: str, inst: Instance,
+                 stored_answer: Value) -> Optional[str]:
+    """Why the completion from the named hint(s) does not give the stored answer with the
+    solver's view unchanged, or None: the sufficiency proof of k = 1 and k >= 2 alike."""
+    try:
+        full = decode_latent(encode_latent(complete()))
+        if family.render(full).facts != inst.view.facts:
+            return f"completion from {names} changes the solver's view"
+        if not equal(family.solve(full), stored_answer):
+            return (f"view + {names} gives {canonical(family.answer_type, family.solve(full))}, "
+                    f"not {inst.answer.value}")
+    except Exception as err:
+        return f"view + {names}: {type(err).__name__}: {err}"
+    return None
 
 
 def _open_given(family: Family, latent: Latent, known: dict, given: Optional[Hint], inst: Instance,
