@@ -67,6 +67,13 @@ def _resistance(tree: Tree, values: Dict[str, int]) -> Fraction:
     return a + b if tree[0] == SERIES else a * b / (a + b)
 
 
+def _context(n: int) -> str:
+    """The setup paragraph, the same whether one resistor or two are withheld."""
+    return (f"Resistors R1, ..., R{n} (resistances in ohms) form a series-parallel network between "
+            f"two terminals. In the network expression, A + B means A and B connected in series and "
+            f"A || B means A and B connected in parallel; parentheses group sub-networks. R_eq is the "
+            f"equivalent resistance between the terminals.")
+
 class CircuitMissingResistance(Family):
     name = "circuit_missing_resistance"
     type = "B"
@@ -109,11 +116,7 @@ class CircuitMissingResistance(Family):
         n = len(values)
         line = f"R{k} = {values[f'R{k}']}"
         return Rendered(
-            context=f"Resistors R1, ..., R{n} (resistances in ohms) form a series-parallel "
-                    f"network between two terminals. In the network expression, A + B means A "
-                    f"and B connected in series and A || B means A and B connected in parallel; "
-                    f"parentheses group sub-networks. R_eq is the equivalent resistance between "
-                    f"the terminals.",
+            context=_context(n),
             facts=[f"Network: {_expression(latent['tree'])}"]
                   + [f"R{i} = {values[f'R{i}']}" for i in range(1, n + 1) if i != k],
             question="What is R_eq, in ohms? Give it as a reduced fraction.",
@@ -175,11 +178,7 @@ class CircuitTwoFacts(CircuitMissingResistance):
         n = len(values)
         lines = [f"R{k} = {values[f'R{k}']}" for k in pair]
         return Rendered(
-            context=f"Resistors R1, ..., R{n} (resistances in ohms) form a series-parallel "
-                    f"network between two terminals. In the network expression, A + B means A "
-                    f"and B connected in series and A || B means A and B connected in parallel; "
-                    f"parentheses group sub-networks. R_eq is the equivalent resistance between "
-                    f"the terminals.",
+            context=_context(n),
             facts=[f"Network: {_expression(latent['tree'])}"]
                   + [f"R{i} = {values[f'R{i}']}" for i in range(1, n + 1) if i not in pair],
             question="What is R_eq, in ohms? Give it as a reduced fraction.",
