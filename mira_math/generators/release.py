@@ -183,13 +183,12 @@ def render_release(seed_set: SeedSet, per_type: Dict[str, int], families: Sequen
     every split in ``disjoint_from``."""
     exclude = excluded_keys(disjoint_from)
     split = list(build_split(seed_set, per_type, families, difficulties, exclude))
-    requests = render_request_set(split) if has_request_set(seed_set, families, difficulties) else None
     if multi_hint:
         keys = exclude | {k for inst in split for k in instance_keys(inst)}
         split += _multi_hint_split(multi_hint, families, difficulties, keys)
     files = group_lines(split, progress)
-    if requests is not None:
-        files[REQUESTS_PATH] = requests
+    if has_request_set(seed_set, families, difficulties):
+        files[REQUESTS_PATH] = render_request_set(split)
     info = release_info(seed_set, per_type, files, families, difficulties, disjoint_from, commit_reveal)
     if multi_hint:
         info = _with_multi_hint(info, multi_hint, files, families)

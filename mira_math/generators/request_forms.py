@@ -75,8 +75,44 @@ _FIXED_NEIGHBOUR: Dict[str, str] = {
 }
 
 
-def _fixed(family: str) -> Callable[[str], List[Form]]:
-    return lambda slot: list(_FIXED[family])
+# The slot a Type A family's two-fact variant withholds besides its fixed one (issue 34), with its
+# forms; and the forms that name the fixed slot only while it is the one withheld ("the last
+# congruence" is congruence 3 of three, not of four).
+_SECOND: Dict[str, Tuple[str, List[Form]]] = {
+    "bayes_missing_prior": ("P(E|¬H)", _idx("P(E|not H)", "P(E | ~H)", "P(E|H^c)", "$P(E \\mid \\neg H)$",
+                                            "Pr(E|¬H)") + _gl(
+        "the false positive rate", "the probability of E given not H",
+        "the probability of the evidence when H is false", "the likelihood of E under the complement of H")),
+    "crt_reconstruction": ("congruence 4", _idx("congruence #4", "congruence (4)", "x mod m₄", "x mod m_4",
+                                                "x \\equiv r_4 \\pmod{m_4}") + _gl(
+        "congruence four", "the fourth congruence", "the residue of x modulo m_4",
+        "the fourth modulus and residue")),
+    "geometry_coordinates": ("Q", _idx("$Q$", "\\(Q\\)", "point Q") + _gl(
+        "the point Q", "the coordinates of Q", "the location of point Q", "the x and y coordinates of Q")),
+    "linear_system_separator": ("equation 2", _idx("equation #2", "equation (2)", "eq. 2", "eq_2") + _gl(
+        "the second equation", "equation two", "the 2nd equation", "the other equation")),
+    "piecewise_missing_threshold": ("query point", _idx("the query point x", "query x") + _gl(
+        "the query point", "the point at which f is evaluated", "the point where f is to be evaluated",
+        "the evaluation point")),
+    "recurrence_missing_init": ("a(0)", _idx("a_0", "a₀", "$a_{0}$", "a[0]") + _gl(
+        "the first initial value", "the initial value a(0)", "the first term", "term 0")),
+}
+_ONE_FACT_ONLY: Dict[str, Tuple[str, ...]] = {"crt_reconstruction": ("the last congruence",)}
+
+
+def _fixed(family: str) -> Callable[[str, int], List[Form]]:
+    def forms(slot: str, k: int) -> List[Form]:
+        second = _SECOND.get(family)
+        if second is not None and slot == second[0]:
+            return list(second[1])
+        dropped = _ONE_FACT_ONLY.get(family, ()) if k > 1 else ()
+        return [f for f in _FIXED[family] if f[1] not in dropped]
+    return forms
+
+
+def _any_k(forms: Callable[[str], List[Form]]) -> Callable[[str, int], List[Form]]:
+    """A Type B family's forms, the same whatever the number of withheld facts."""
+    return lambda slot, k: forms(slot)
 
 
 def _rankdef(slot: str) -> List[Form]:
@@ -125,6 +161,11 @@ def _poly(slot: str) -> List[Form]:
 
 
 def _portfolio(slot: str) -> List[Form]:
+    if slot.startswith("sigma"):       # the two-fact variant's second slot
+        (i,) = ints(slot)
+        return _idx(f"σ({i})", f"σ_{i}", f"\\sigma_{{{i}}}", f"sigma_{i}", f"σ{_sub(i)}") + _gl(
+            f"the standard deviation of asset {i}", f"the volatility of asset {i}",
+            f"asset {i}'s standard deviation", f"the standard deviation of asset {i}'s return")
     i, j = ints(slot)
     return _idx(f"rho({j},{i})", f"ρ({i},{j})", f"ρ{_sub(i)}{_sub(j)}", f"\\rho_{{{i}{j}}}",
                 f"corr({i},{j})") + _gl(
@@ -139,8 +180,7 @@ def _steady(slot: str) -> List[Form]:
         f"the probability of observing o{k} in state s{i}")
 
 
-FORMS: Dict[str, Callable[[str], List[Form]]] = {
-    **{name: _fixed(name) for name in _FIXED},
+_BY_SLOT: Dict[str, Callable[[str], List[Form]]] = {
     "rankdef_linear_shared": _rankdef,
     "birth_death_missing_rate": _birth_death,
     "circuit_missing_resistance": _circuit,
@@ -166,9 +206,14 @@ FORMS: Dict[str, Callable[[str], List[Form]]] = {
 }
 
 
-def forms(family: str, slot: str) -> List[Form]:
-    """Every form of ``slot`` other than its id, ``index`` forms first, then ``gloss`` forms."""
-    return FORMS[family](slot)
+FORMS: Dict[str, Callable[[str, int], List[Form]]] = {
+    **{name: _fixed(name) for name in _FIXED}, **{name: _any_k(f) for name, f in _BY_SLOT.items()}}
+
+
+def forms(family: str, slot: str, k: int = 1) -> List[Form]:
+    """Every form of ``slot`` other than its id, ``index`` forms first, then ``gloss`` forms, on an
+    instance that withholds ``k`` facts."""
+    return FORMS[family](slot, k)
 
 
 _ONE_BASED = ("rankdef_linear_shared", "circuit_missing_resistance", "portfolio_variance_missing_corr",
@@ -277,8 +322,38 @@ _NATIVE_TEMPLATES: Dict[str, Tuple[Tuple[str, str], ...]] = {
 }
 
 
+_NATIVE_SECOND: Dict[str, Tuple[Tuple[str, str], ...]] = {     # the slots of _SECOND
+    "bayes_missing_prior": (("fr", "Quelle est la probabilité de E sachant non-H ?"),
+                            ("es", "¿Cuál es la probabilidad de E dado no H?"),
+                            ("de", "Wie groß ist die Wahrscheinlichkeit von E gegeben nicht H?")),
+    "crt_reconstruction": (("fr", "Quelle est la quatrième congruence ?"),
+                           ("es", "¿Cuál es la cuarta congruencia?"),
+                           ("de", "Wie lautet die vierte Kongruenz?")),
+    "geometry_coordinates": (("fr", "Quelles sont les coordonnées du point Q ?"),
+                             ("es", "¿Cuáles son las coordenadas del punto Q?"),
+                             ("de", "Welche Koordinaten hat der Punkt Q?")),
+    "linear_system_separator": (("fr", "Quelle est la deuxième équation ?"),
+                                ("es", "¿Cuál es la segunda ecuación?"),
+                                ("de", "Wie lautet die zweite Gleichung?")),
+    "piecewise_missing_threshold": (("fr", "En quel point faut-il évaluer f ?"),
+                                    ("es", "¿En qué punto hay que evaluar f?"),
+                                    ("de", "An welcher Stelle soll f ausgewertet werden?")),
+    "recurrence_missing_init": (("fr", "Quelle est la première valeur initiale ?"),
+                                ("es", "¿Cuál es el primer valor inicial?"),
+                                ("de", "Wie lautet der erste Anfangswert?")),
+}
+
+
 def native(family: str, slot: str) -> List[Tuple[str, str]]:
     """(language, request) pairs asking for ``slot`` wholly in another language, in words."""
+    second = _SECOND.get(family)
+    if second is not None and slot == second[0]:
+        return list(_NATIVE_SECOND[family])
+    if family == "portfolio_variance_missing_corr" and slot.startswith("sigma"):
+        (i,) = ints(slot)
+        return [("fr", f"Quel est l'écart-type de l'actif {i} ?"),
+                ("es", f"¿Cuál es la desviación típica del activo {i}?"),
+                ("de", f"Wie groß ist die Standardabweichung der Anlage {i}?")]
     if family in _NATIVE_TEMPLATES:
         n = ints(slot)
         return [(lang, text.format(*n)) for lang, text in _NATIVE_TEMPLATES[family]]

@@ -22,13 +22,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from mira_math.generators import registry
 from mira_math.generators.request_forms import forms, native, neighbours
 from mira_math.generators.schema import DataError, Hint, Instance
 
-REQUEST_SET_VERSION = "responder-check-1"
+REQUEST_SET_VERSION = "responder-check-2"   # 2: the k2 stratum appended (k1 and paper rows unchanged)
 REQUESTS_PATH = "responder_check/test.jsonl"   # beside data/, so data/*/test.jsonl stays instances
 CONFIG_NAME = "responder_check"
 PER_BLOCK = 2
@@ -181,7 +181,7 @@ def _requests(inst: Instance, n: int) -> List[Tuple[str, str, str, str]]:
     for g, hint in enumerate(inst.hints):      # every held hint line is asked for precisely
         slot = hint.slot
         out.append(("canonical/0", slot, "canonical", WRAPPERS[0].format(x=slot)))
-        variants = forms(inst.family, slot)
+        variants = forms(inst.family, slot, len(hint_groups(inst)))
         index = [(i, f) for i, (kind, f) in enumerate(variants) if kind == "index"]
         gloss = [(i, f) for i, (kind, f) in enumerate(variants) if kind == "gloss"]
         for j in range(2):
@@ -231,19 +231,29 @@ def _requests(inst: Instance, n: int) -> List[Tuple[str, str, str, str]]:
 
 
 def build_request_set(instances: Iterable[Instance], per_block: int = PER_BLOCK) -> List[RequestRow]:
-    """The generated strata for a release's instances, then the paper stratum."""
+    """The one-fact stratum, the paper stratum, then the two-fact stratum. The k2 rows come last
+    with their own id counter (``rc-k2-NNNNN``), so that adding them left every k1 and paper row
+    its id and bytes (the ids scheme of docs/decisions.md, issue 31)."""
+    chosen = sample(instances, per_block)
+    rows = _generated([i for i in chosen if stratum_of(i) == "k1"], lambda n: f"rc-{n:06d}")
+    for row in paper_rows():
+        rows.append(RequestRow(f"rc-{len(rows):06d}", *row[1:]))
+    rows += _generated([i for i in chosen if stratum_of(i) != "k1"], lambda n: f"rc-k2-{n:05d}")
+    return rows
+
+
+def _generated(instances: Sequence[Instance], name: Callable[[int], str]) -> List[RequestRow]:
+    """The generated rows of ``instances``, the n-th named ``name(n)``."""
     rows: List[RequestRow] = []
     seen: Dict[Tuple[str, str], int] = {}
-    for inst in sample(instances, per_block):
+    for inst in instances:
         key = (inst.family, stratum_of(inst))
         n = seen[key] = seen.get(key, -1) + 1
         for template, slot, kind, text in _requests(inst, n):
             label, gold = label_of(kind, slot, inst.responder, inst.hints)
-            rows.append(RequestRow(f"rc-{len(rows):06d}", stratum_of(inst), inst.id, inst.family,
+            rows.append(RequestRow(name(len(rows)), stratum_of(inst), inst.id, inst.family,
                                    inst.type, inst.difficulty, list(inst.responder), text, label, gold,
                                    Construction(template, slot, kind), "generated"))
-    for row in paper_rows():
-        rows.append(RequestRow(f"rc-{len(rows):06d}", *row[1:]))
     return rows
 
 

@@ -17,7 +17,7 @@ from mira_math.eval.hub_results import entry
 from mira_math.eval.scoring import score
 from mira_math.game.responders.rules import RulesResponder
 from mira_math.generators import registry
-from mira_math.generators.release import family_files
+from mira_math.generators.release import family_files, multi_hint_files
 from mira_math.generators.requests import (DECLINE_KINDS, PRECISE_KINDS, REQUESTS_PATH, label_of,
                                            read_request_set, render_request_set)
 from mira_math.generators.schema import DataError, read_jsonl
@@ -28,7 +28,7 @@ RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
 
 @pytest.fixture(scope="module")
 def instances():
-    return [i for p in family_files(RELEASE) for i in read_jsonl(p)]
+    return [i for p in family_files(RELEASE) + multi_hint_files(RELEASE) for i in read_jsonl(p)]
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +69,37 @@ def test_the_sample_covers_every_family_type_difficulty_and_kind(rows):
     assert len({r.id for r in rows}) == len(rows)
 
 
+def test_the_k2_stratum_covers_every_two_fact_family_and_asks_for_each_fact(rows, instances):
+    """Every family of the multi_hint part, every difficulty, a precise request for every fact of
+    every sampled instance, and one request naming two facts at once (a decline)."""
+    k2 = [r for r in rows if r.stratum == "k2"]
+    assert {(r.family, r.difficulty) for r in k2} == {
+        (f, d) for f in registry.multi_hint_names() for d in (1, 2, 3)}
+    by_id = {i.id: i for i in instances}
+    for iid in {r.instance_id for r in k2}:
+        asked = {r.construction.slot for r in k2 if r.instance_id == iid and r.construction.kind == "canonical"}
+        assert asked == {h.slot for h in by_id[iid].hints}, iid
+        assert any(r.construction.template == "several/both" and r.label == "decline"
+                   for r in k2 if r.instance_id == iid), iid
+    # appended after the k1 and paper rows with their own counter: adding them moved no earlier id
+    ids = [r.id for r in rows]
+    assert ids[:len(rows) - len(k2)] == [f"rc-{n:06d}" for n in range(len(rows) - len(k2))]
+    assert ids[len(rows) - len(k2):] == [f"rc-k2-{n:05d}" for n in range(len(k2))]
+
+
+def test_a_form_is_never_labelled_for_another_slot_of_a_two_fact_instance(rows):
+    """A precise request's text is another slot's form on no row of the same instance: the Type A
+    forms are keyed by slot, so the second fact of a two-fact variant is not asked for with the
+    first fact's words (and "the last congruence" is not the third of four)."""
+    precise: dict = {}
+    for r in rows:
+        if r.stratum == "k2" and r.label == "offer":
+            precise.setdefault((r.instance_id, r.request), set()).add(r.construction.slot)
+    assert all(len(slots) == 1 for slots in precise.values())
+    assert not any("last congruence" in r.request for r in rows
+                   if r.stratum == "k2" and r.family == "crt_reconstruction")
+
+
 def test_the_paper_stratum_holds_the_twenty_quoted_requests(rows):
     paper = [r for r in rows if r.stratum == "paper"]
     assert len(paper) == 20
@@ -80,13 +111,14 @@ def test_the_paper_stratum_holds_the_twenty_quoted_requests(rows):
 def test_rules_card_full_recall_no_leaks_and_every_exception_decided(rows, tmp_path):
     card = rc.check(RulesResponder(), rows, "rules", "x")
     data = card.as_dict()
-    k1 = data["strata"]["k1"]
-    assert k1["leaks"]["k"] == 0 and k1["wrong_facts"]["k"] == 0 and k1["precise"] > 1000
+    k1, k2 = data["strata"]["k1"], data["strata"]["k2"]
+    for stratum in (k1, k2):
+        assert stratum["leaks"]["k"] == 0 and stratum["wrong_facts"]["k"] == 0 and stratum["precise"] > 1000
     assert data["standard_responder"] is True and data["undecided_exceptions"] == 0
     # every precise request it misses is one wholly in another language (a decided limit) ...
     generated = [e for e in data["exceptions"] if e["stratum"] != "paper"]
     assert {e["kind"] for e in generated} == {"native"}
-    assert k1["recall"]["n"] - k1["recall"]["k"] == len(generated)
+    assert sum(s["recall"]["n"] - s["recall"]["k"] for s in (k1, k2)) == len(generated)
     # ... and it offers every other precise request: notation, index conventions, glosses, languages
     for kind in ("canonical", "index", "gloss", "language"):
         assert data["by_kind"][kind]["agreement"]["rate"] == "1.0000", kind
@@ -127,8 +159,8 @@ def test_a_malformed_row_names_its_line():
 
 def test_subset_keeps_every_stratum(rows):
     sub = rc.subset(rows, 30)
-    assert Counter(r.stratum for r in sub) == {"k1": 30, "paper": 20}
-    assert len({r.id for r in sub}) == 50
+    assert Counter(r.stratum for r in sub) == {"k1": 30, "k2": 30, "paper": 20}
+    assert len({r.id for r in sub}) == 80
 
 
 # ------------------------------------------------------------ an LLM responder over loopback HTTP
@@ -169,7 +201,7 @@ def test_llm_card_over_http_counts_prose_as_errors_never_as_offers(rows, tmp_pat
                      "--out", str(tmp_path / "llm")])
     assert code == 0
     data = json.loads((tmp_path / "llm" / rc.CARD_JSON).read_text(encoding="utf-8"))
-    assert data["standard_responder"] is False and data["data"]["rows"] == len(sub) == 60
+    assert data["standard_responder"] is False and data["data"]["rows"] == len(sub) == 100
     asked = [r for r in sub if r.constraints]
     assert state["formats"] == ["json_schema"] * len(asked)     # structured output requested each time
     prose = [r for r in asked if not r.request.startswith("What is")]

@@ -75,3 +75,37 @@ def test_reference_and_first_fact_solvers_in_an_episode():
         offers = [t for t in ep.transcript.turns if t.role == "responder"]
         assert len(offers) == requests and all(t.canonical for t in offers)
         assert ep.transcript.verdict["correct"] is correct
+
+
+# The second fact's own words (issue 35's k2 stratum found these): each names that fact alone,
+# and the target written with the query point asks for f there, not for the point.
+SECOND_FACT_WORDS = [
+    ("piecewise_missing_threshold", "What is the query point x?", "query point"),
+    ("piecewise_missing_threshold", "the query point x = ?", "query point"),
+    ("piecewise_missing_threshold", "Can you share the point at which f is evaluated?", "query point"),
+    ("piecewise_missing_threshold", "Please give me the point where f is to be evaluated.", "query point"),
+    ("piecewise_missing_threshold", "What is the evaluation point?", "query point"),
+    ("geometry_coordinates", "What are the x and y coordinates of Q?", "Q"),
+    ("geometry_coordinates", "the x- and y-coordinates of Q, please", "Q"),
+    ("linear_system_separator", "What is the other equation?", "equation 2"),
+    ("portfolio_variance_missing_corr", "Can you share asset {i}'s standard deviation?", "sigma({i})"),
+]
+
+
+@pytest.mark.parametrize("family,text,slot", SECOND_FACT_WORDS)
+def test_the_second_fact_is_offered_in_its_own_words(family, text, slot):
+    inst = next(i for i in read_jsonl(DEFAULT_RELEASE / multi_hint_path(family))
+                if any(h.slot.startswith(slot.split("(")[0]) for h in i.hints))
+    i = next((h.slot[6:-1] for h in inst.hints if h.slot.startswith("sigma(")), "")
+    hint = next(h for h in inst.hints if h.slot == slot.format(i=i))
+    got = decide(ResponderCall(list(inst.responder), text.format(i=i), family, 0))
+    assert (got.decision, got.quoted_constraint) == ("offer", hint.constraint)
+
+
+@pytest.mark.parametrize("text", ["What is f at the query point?", "f(query point) = ?",
+                                  "What is f evaluated at the query x?"])
+def test_asking_f_at_the_withheld_query_point_is_the_target_and_declined(text):
+    inst = _first("piecewise_missing_threshold")
+    assert "query point" in {h.slot for h in inst.hints}
+    got = decide(ResponderCall(list(inst.responder), text, inst.family, 0))
+    assert got.decision == "decline" and got.quoted_constraint is None

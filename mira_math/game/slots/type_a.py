@@ -82,7 +82,9 @@ def _geometry() -> List[Tuple[str, SlotSpec]]:
     # "the coefficients a, b, c (of line 2)": the letters of the lines' own form a·x + b·y = c
     # (the context's wording), not another family's variables (issue 35)
     abc = r"\b(?:(?:integer\s+)?coefficients?\s+)?\(?\s*a\s*,\s*b\s*,?\s*(?:and\s+)?c\s*\)?(?![A-Za-z0-9_])"
-    return [(abc, None)] + labelled("line", "line {0}", last=2) + [
+    # "the x and y coordinates (of Q)": the axes' names, not quantities (the context's wording)
+    axes = r"\b(?:x\s*(?:-\s*)?(?:and|,|&)\s*y|y\s*(?:-\s*)?(?:and|,|&)\s*x)\s*(?:-\s*)?coordinates?\b"
+    return [(abc, None), (axes, None)] + labelled("line", "line {0}", last=2) + [
         (r"\b(?:other|remaining)\s+line\b", "line 2"),
         (r"\|\s*(?-i:PQ|QP)\s*\||\b(?-i:PQ|QP)\b", "|PQ|"),
         (rf"\b(?:distance|length)\b(?:\s+(?:between|from)\s+{point}(?-i:P)\s+(?:and|to)\s+{point}(?-i:Q)\b"
@@ -146,6 +148,7 @@ def _separator() -> List[Tuple[str, SlotSpec]]:
     after_a = r"(?=\s*(?:$|[?.,;:!)=+*/<>\]-]|'s\b|(?:and|or|is|equals?)\b))"
     return labelled("equation", "equation {0}", last=2) + [
         (NB + r"eq\.?\s*_?\s*(\d)(?!\d)", "equation {0}"),
+        (r"\b(?:other|remaining)\s+equation\b", "equation 2"),
         (r"\bseparat(?:or|ing)(?:\s+variable)?(?:\s+(?-i:c)\b)?", "c"),
         (NBL + "a" + NA + after_a, "a"),
         (letter("b"), "b"),
@@ -233,7 +236,12 @@ def _piecewise() -> List[Tuple[str, SlotSpec]]:
         (piece + r"<(?!=)\s*t\b", left), (piece + r"(?:>=|>)\s*t\b", right),
         (r"\b(?:left|lower|first)\s+(?:branch|piece|formula)\b", left),
         (r"\b(?:right|upper|second)\s+(?:branch|piece|formula)\b", right),
-        (r"\bquery(?:\s+(?:point|x|value))?(?:\s*:?\s*x\s*=\s*-?\d+)?", "query point"),
+        # the target written with the query point: f there is what is asked, not the point
+        (r"\bf\s*(?:\(\s*(?:the\s+)?query(?:\s+(?:point|x|value))?\s*\)"
+         r"|\s+(?:at|of|evaluated\s+at)\s+(?:the\s+)?query(?:\s+(?:point|x|value))?\b)", "f(query point)"),
+        (r"\bquery(?:\s+(?:point|x|value))?(?:\s*:?\s*(?-i:x)(?![A-Za-z0-9_(])(?:\s*=\s*-?\d+)?)?", "query point"),
+        (r"\b(?:(?:point|x|value|input)\s+(?:at\s+which|where)\s+|where\s+)"
+         r"(?:to\s+evaluate\s+f|f\s+is\s+(?:to\s+be\s+)?evaluated)\b|\bevaluation\s+point\b", "query point"),
         (r"\bf\s*\(\s*(-?\d+)\s*\)", "f({0})"),
         (r"\bf\s*\(\s*t\s*\)", "f(t)"),
         (r"\bthreshold(?:\s+value)?(?:\s+(?-i:t)\b)?|\bbreak[\s-]?point\b|\bswitch(?:ing)?[\s-]?point\b"

@@ -189,6 +189,7 @@ def _portfolio() -> List[Tuple[str, SlotSpec]]:
         (NB + "sigma" + IDX, "sigma({0})"),
         (rf"\b(?:standard\s+deviation|std(?:\s+dev)?|volatility|sd|variance)\s+(?:of\s+)?{asset}(\d+)",
          "sigma({0})"),
+        (r"\basset\s+(\d+)'s\s+(?:standard\s+deviation|std(?:\s+dev)?|volatility|sd|variance)\b", "sigma({0})"),
         (NB + "w" + IDX, "w({0})"),
         (rf"\bweight\s+(?:of|on|for)\s+{asset}(\d+)", "w({0})"),
     ]
