@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from mira_math.generators import registry
 from mira_math.generators.request_forms import forms, native, neighbours
@@ -231,27 +231,27 @@ def _requests(inst: Instance, n: int) -> List[Tuple[str, str, str, str]]:
 
 
 def build_request_set(instances: Iterable[Instance], per_block: int = PER_BLOCK) -> List[RequestRow]:
-    """The one-fact stratum, the paper stratum, then the two-fact stratum. The k2 rows come last
-    with their own id counter (``rc-k2-NNNNN``), so that adding them left every k1 and paper row
-    its id and bytes (the ids scheme of docs/decisions.md, issue 31)."""
+    """The one-fact stratum, the paper stratum, then the two-fact stratum. A row's id is its
+    instance's id and its place among that instance's requests (``rc-bay-000010-03``; the paper's
+    ``rc-paper-T2-01``), so that no later addition (a family, a part, a stratum) renumbers a row:
+    the sample is drawn per (family, difficulty, stratum) block and instance ids never move."""
     chosen = sample(instances, per_block)
-    rows = _generated([i for i in chosen if stratum_of(i) == "k1"], lambda n: f"rc-{n:06d}")
-    for row in paper_rows():
-        rows.append(RequestRow(f"rc-{len(rows):06d}", *row[1:]))
-    rows += _generated([i for i in chosen if stratum_of(i) != "k1"], lambda n: f"rc-k2-{n:05d}")
+    rows = _generated([i for i in chosen if stratum_of(i) == "k1"])
+    rows += [RequestRow(*row) for row in paper_rows()]
+    rows += _generated([i for i in chosen if stratum_of(i) != "k1"])
     return rows
 
 
-def _generated(instances: Sequence[Instance], name: Callable[[int], str]) -> List[RequestRow]:
-    """The generated rows of ``instances``, the n-th named ``name(n)``."""
+def _generated(instances: Sequence[Instance]) -> List[RequestRow]:
+    """The generated rows of ``instances``, in order."""
     rows: List[RequestRow] = []
     seen: Dict[Tuple[str, str], int] = {}
     for inst in instances:
         key = (inst.family, stratum_of(inst))
         n = seen[key] = seen.get(key, -1) + 1
-        for template, slot, kind, text in _requests(inst, n):
+        for j, (template, slot, kind, text) in enumerate(_requests(inst, n)):
             label, gold = label_of(kind, slot, inst.responder, inst.hints)
-            rows.append(RequestRow(name(len(rows)), stratum_of(inst), inst.id, inst.family,
+            rows.append(RequestRow(f"rc-{inst.id}-{j:02d}", stratum_of(inst), inst.id, inst.family,
                                    inst.type, inst.difficulty, list(inst.responder), text, label, gold,
                                    Construction(template, slot, kind), "generated"))
     return rows
@@ -277,7 +277,7 @@ _PAPER: Tuple[Tuple[str, str, str, str, int, str, Tuple[str, ...], str], ...] = 
 
 
 def paper_rows() -> List[Tuple]:
-    """The paper stratum as RequestRow fields (the id first, filled in by the caller). The
+    """The paper stratum as RequestRow fields (``rc-paper-<trace>-<n>`` first). The
     instance ids are the paper's own (``paper:`` marks them: this release's ``mom-000404`` is
     another instance); the holder's lines are the one fact each trace names."""
     out: List[Tuple] = []
@@ -285,8 +285,8 @@ def paper_rows() -> List[Tuple]:
         for n, text in enumerate(requests, start=1):
             kind = f"paper_{decision}"
             label, gold = label_of(kind, "", [line], [])
-            out.append(("", "paper", f"paper:{pid}", family, registry.type_of(family), difficulty, [line],
-                        text, label, gold, Construction(f"paper/{trace}/{n}", "", kind),
+            out.append((f"rc-paper-{trace}-{n:02d}", "paper", f"paper:{pid}", family, registry.type_of(family),
+                        difficulty, [line], text, label, gold, Construction(f"paper/{trace}/{n}", "", kind),
                         f"paper appendix D, trace {trace} ({model})"))
     return out
 

@@ -16,7 +16,7 @@ from mira_math.eval import responder_check as rc
 from mira_math.eval.hub_results import entry
 from mira_math.eval.scoring import score
 from mira_math.game.responders.rules import RulesResponder
-from mira_math.generators import registry
+from mira_math.generators import registry, request_forms
 from mira_math.generators.release import family_files, multi_hint_files
 from mira_math.generators.requests import (DECLINE_KINDS, PRECISE_KINDS, REQUESTS_PATH, label_of,
                                            read_request_set, render_request_set)
@@ -62,9 +62,12 @@ def test_the_sample_covers_every_family_type_difficulty_and_kind(rows):
     assert {r.type for r in generated} == {"A", "B"}
     kinds = Counter(r.construction.kind for r in generated)
     assert set(kinds) == set(PRECISE_KINDS) | set(DECLINE_KINDS)
-    for family in registry.names():   # every family has precise requests and every decline kind
-        fam = Counter(r.construction.kind for r in generated if r.family == family)
-        assert set(fam) == set(kinds), family
+    for family in registry.names():   # a family with written forms has every kind; any other the
+        fam = Counter(r.construction.kind for r in generated if r.family == family)   # id-based ones
+        wanted = set(kinds) if family in request_forms.FORMS else {"canonical", "language", "vague", "target",
+                                                                   "injection", "non_request"}
+        assert wanted <= set(fam), family
+    assert set(request_forms.FORMS) == set(registry.names())    # today every family has them
     assert any(r.request == "" for r in generated) and any(r.request.startswith("ANSWER:") for r in generated)
     assert len({r.id for r in rows}) == len(rows)
 
@@ -81,10 +84,23 @@ def test_the_k2_stratum_covers_every_two_fact_family_and_asks_for_each_fact(rows
         assert asked == {h.slot for h in by_id[iid].hints}, iid
         assert any(r.construction.template == "several/both" and r.label == "decline"
                    for r in k2 if r.instance_id == iid), iid
-    # appended after the k1 and paper rows with their own counter: adding them moved no earlier id
-    ids = [r.id for r in rows]
-    assert ids[:len(rows) - len(k2)] == [f"rc-{n:06d}" for n in range(len(rows) - len(k2))]
-    assert ids[len(rows) - len(k2):] == [f"rc-k2-{n:05d}" for n in range(len(k2))]
+    assert [r.stratum for r in rows[-len(k2):]] == ["k2"] * len(k2)     # the k2 stratum comes last
+
+
+def test_a_row_id_is_its_instance_id_and_place_so_no_addition_renumbers_it(instances):
+    """Ids are keyed by instance: a family added in front of every other one (a new Type A family
+    before the Type B ones, in release order) leaves every existing row byte for byte."""
+    rows = render_request_set(instances).decode("utf-8").splitlines()
+    for line in rows:
+        row = json.loads(line)
+        place = row["id"].rsplit("-", 1)
+        assert place[0] == f"rc-{row['instance_id']}" or row["id"].startswith("rc-paper-T"), row["id"]
+    by_family = {}
+    for inst in instances:
+        by_family.setdefault(inst.family, []).append(inst)
+    moved = [i for f in reversed(registry.names()) for i in by_family.get(f, [])]   # another release order
+    others = render_request_set(moved).decode("utf-8").splitlines()
+    assert sorted(others) == sorted(rows)
 
 
 def test_a_form_is_never_labelled_for_another_slot_of_a_two_fact_instance(rows):
@@ -98,6 +114,16 @@ def test_a_form_is_never_labelled_for_another_slot_of_a_two_fact_instance(rows):
     assert all(len(slots) == 1 for slots in precise.values())
     assert not any("last congruence" in r.request for r in rows
                    if r.stratum == "k2" and r.family == "crt_reconstruction")
+
+
+def test_a_family_without_written_forms_still_gets_its_rows(instances, monkeypatch):
+    """A new family's request forms are not one of its six files: without them the set asks for
+    its slot by id and in other languages and declines everything else, and ``generate`` runs."""
+    monkeypatch.delitem(request_forms.FORMS, "circuit_missing_resistance")
+    rows = [json.loads(line) for line in render_request_set(instances).decode("utf-8").splitlines()]
+    circuit = Counter(r["construction"]["kind"] for r in rows if r["family"] == "circuit_missing_resistance")
+    assert circuit["canonical"] > 0 and circuit["language"] > 0 and circuit["index"] == circuit["gloss"] == 0
+    assert circuit["vague"] > 0 and circuit["neighbour"] > 0
 
 
 def test_the_paper_stratum_holds_the_twenty_quoted_requests(rows):

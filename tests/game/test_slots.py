@@ -4,7 +4,7 @@ Release-wide: for every instance of the committed release, each canonical hint's
 its slot, a request naming the slot (in the notation and by a natural-language alias) names
 exactly it, every responder line has a slot, the solver's facts name their own quantities
 (never a held one), and the question is never read as a request for one held slot. Then the alias table of
-``eval/RESPONDER.md``, vague requests, two-slot requests, a property test (no text raises)
+``game/RESPONDER.md``, vague requests, two-slot requests, a property test (no text raises)
 and a speed guard.
 """
 
@@ -75,7 +75,7 @@ def test_noncanonical_responder_lines_have_readable_ids():
     assert line_slot("bayes_missing_prior", None).startswith(UNPARSED)   # type: ignore[arg-type]
 
 
-# (family, request, the slots it names): the examples of eval/RESPONDER.md and the edge cases.
+# (family, request, the slots it names): the examples of game/RESPONDER.md and the edge cases.
 TABLE = [
     ("bayes_missing_prior", "What is the prior?", {"P(H)"}),
     ("bayes_missing_prior", "What is the base rate?", {"P(H)"}),
@@ -258,7 +258,7 @@ def test_alias_table(family, request_text, expected):
     assert mentioned_slots(family, request_text) == expected
 
 
-# Bare forms from the alias tables of eval/RESPONDER.md: (family, text, slots named).
+# Bare forms from the alias tables of game/RESPONDER.md: (family, text, slots named).
 FORMS = {
     "bayes_missing_prior": [
         ("P[H]", {"P(H)"}), ("Prob(H)", {"P(H)"}), ("P(E given H)", {"P(E|H)"}), ("odds of H", {"P(H)"}),
@@ -406,7 +406,7 @@ def test_non_strings_name_nothing(family, value):
 
 
 def _doc_examples():
-    """(family, held slot, request, offered?) for every example line of eval/RESPONDER.md."""
+    """(family, held slot, request, offered?) for every example line of game/RESPONDER.md."""
     doc = (Path(__file__).resolve().parents[2] / "mira_math" / "game" / "RESPONDER.md").read_text(encoding="utf-8")
     family, held, rows = None, None, []
     for line in doc.splitlines():

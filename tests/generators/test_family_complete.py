@@ -1,8 +1,8 @@
 """Every piece a family needs, checked in one place, every missing piece named in one failure.
 
 A new family is: its module, one registry line, its notation (the rules responder's grammar
-and its section of ``game/RESPONDER.md``), its test module, its request corpus rows and a
-changelog line; the rest is generated (``docs/decisions.md``, "Issue 31: counts from the
+and the ``NotationDoc`` its section of ``game/RESPONDER.md`` is rendered from), its test module,
+its request corpus rows and a changelog line; the rest is generated (``docs/decisions.md``, "Issue 31: counts from the
 release", says by which command). This test is parametrized over the registry *and* over the
 modules in ``generators/families/``, so a module nobody registered is reported too.
 """
@@ -16,7 +16,9 @@ from typing import List
 
 import pytest
 
+from mira_math.game.slots import doc as notation_docs
 from mira_math.game.slots import families as notation_families
+from mira_math.game.slots import notation_doc
 from mira_math.generators import registry
 from mira_math.generators.capacity import load_table
 from mira_math.generators.layout import CARD_SOURCE, DEFAULT_RELEASE, data_path
@@ -24,7 +26,8 @@ from tests.game.responders.corpora import _TARGET_FIXED, _TARGET_RE, ALIASES, FO
 
 ROOT = Path(__file__).resolve().parents[2]
 FAMILY_DIR = ROOT / "mira_math" / "generators" / "families"
-RESPONDER_MD = ROOT / "mira_math" / "game" / "RESPONDER.md"
+RESPONDER_MD = notation_docs.RESPONDER_MD
+WRITE_DOCS = "python -m mira_math.game.slots.doc --write"
 # The families of the first releases (v1.0, v1.1): a family added later needs a changelog line.
 FIRST_FAMILIES = frozenset((
     "bayes_missing_prior", "crt_reconstruction", "geometry_coordinates", "graph_path_sums",
@@ -70,18 +73,16 @@ def missing_pieces(name: str) -> List[str]:
     if name not in registry.names():
         missing.append("registry line: its name in TYPE_A or TYPE_B of mira_math/generators/registry.py")
         return missing                        # everything below is keyed on the registered name
-    if name not in notation_families():
-        missing.append("notation: @register(\"%s\") in mira_math/game/slots/type_%s.py"
+    doc = notation_doc(name)
+    if name not in notation_families() or doc is None:
+        missing.append("notation: @register(\"%s\", NotationDoc(...)) in mira_math/game/slots/type_%s.py "
+                       "(its RESPONDER.md section is rendered from the NotationDoc)"
                        % (name, registry.type_of(name).lower()))
-    section = _responder_md_section(name)
-    offered = len(re.findall(r"«[^»]*»", "".join(re.findall(r"^- offered \(held `[^`]+`\):.*$", section, re.M))))
-    declined = len(re.findall(r"«[^»]*»", "".join(re.findall(r"^- declined:.*$", section, re.M))))
-    if not section:
-        missing.append(f"notation doc: a '### {name}' section under '## Type {registry.type_of(name)}' "
-                       f"of mira_math/game/RESPONDER.md")
-    elif offered < 3 or declined < 3:
-        missing.append(f"notation doc: RESPONDER.md '### {name}' needs >= 3 offered and >= 3 declined "
-                       f"examples (has {offered} and {declined})")
+    elif len(doc.offered) < 3 or len(doc.declined) < 3:
+        missing.append(f"notation doc: its NotationDoc needs >= 3 offered and >= 3 declined examples "
+                       f"(has {len(doc.offered)} and {len(doc.declined)})")
+    elif not _responder_md_section(name):
+        missing.append(f"notation doc: its section of mira_math/game/RESPONDER.md: run {WRITE_DOCS}")
     test_module = ROOT / "tests" / "generators" / "families" / f"test_{name}.py"
     if not test_module.is_file():
         missing.append(f"test module {test_module.relative_to(ROOT)} (a worked example, hand-checked instances)")
@@ -115,7 +116,29 @@ def test_an_unfinished_family_is_told_everything_at_once(monkeypatch):
     """A family that is only registered gets every other piece listed, in one message."""
     monkeypatch.setattr(registry, "TYPE_A", registry.TYPE_A + ("toy_family",))
     missing = missing_pieces("toy_family")
-    wanted = ["module", "notation:", "notation doc:", "test module", "corpus rows: FORMS", "corpus rows: ALIASES",
+    wanted = ["module", "notation:", "test module", "corpus rows: FORMS", "corpus rows: ALIASES",
               "corpus rows: the target", "capacity row", "card tables", "changelog", "release file"]
     assert [next((w for w in wanted if m.startswith(w)), m) for m in missing] == wanted
     assert missing_pieces("moment_problem") == []
+
+
+def test_responder_md_is_rendered_from_the_notation_docs():
+    """The family sections of RESPONDER.md are the registered NotationDocs, rendered: a notation
+    edited without running the command is caught here."""
+    text = RESPONDER_MD.read_text(encoding="utf-8")
+    assert notation_docs.updated(text) == text, f"RESPONDER.md is out of date: run {WRITE_DOCS}"
+    assert all(_responder_md_section(name) for name in registry.names())
+
+
+def test_the_doc_command_writes_and_checks(tmp_path, monkeypatch, capsys):
+    stale = tmp_path / "RESPONDER.md"
+    text = RESPONDER_MD.read_text(encoding="utf-8")
+    stale.write_text(text.replace("### bayes_missing_prior", "### bayes (edited by hand)"), encoding="utf-8")
+    monkeypatch.setattr(notation_docs, "RESPONDER_MD", stale)
+    assert notation_docs.main(["--check"]) == 1
+    assert "out of date" in capsys.readouterr().err
+    assert notation_docs.main(["--write"]) == 0 and stale.read_text(encoding="utf-8") == text
+    assert notation_docs.main(["--check"]) == 0
+    stale.write_text("no markers", encoding="utf-8")
+    assert notation_docs.main(["--check"]) == 1
+    assert "markers" in capsys.readouterr().err

@@ -1,6 +1,6 @@
 """The deterministic ``rules`` responder: offers a private line only when the request names
 that line's slot and no other quantity, in the family's notation or another family's
-(``eval/slots/``; the aliases and reading rules are listed in ``eval/RESPONDER.md``). Lines
+(``game/slots/``; the aliases and reading rules are listed in ``game/RESPONDER.md``). Lines
 that repeat a solver fact are offered like any other held line; the metrics tell canonical
 offers apart. The offline default, and the reference an
 LLM responder's decisions are audited against."""

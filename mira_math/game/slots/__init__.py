@@ -5,7 +5,7 @@ The deterministic ``rules`` responder offers a private line L exactly when
 ``read_request(family, request)`` names L's quantity alone: ``own == {line_slot(family, L)}``,
 no quantity in another family's notation (``foreign``) and not ``too_long`` (a second
 quantity, the target, a reference to the responder's own lines or instructions all make it
-decline). ``eval/RESPONDER.md`` lists every family's slot ids and accepted aliases and every
+decline). ``game/RESPONDER.md`` lists every family's slot ids and accepted aliases and every
 reading rule (encodings, purpose clauses, the length bound).
 
 How a request is read (every step is total: no input raises):
@@ -33,11 +33,11 @@ coefficient may precede them (``3c``) but no letter or apostrophe (``can't`` nam
 when punctuation, ``=``, ``and``, ``or``, ``is`` or the end follows it.
 """
 
-from mira_math.game.slots.engine import (MAX_REQUEST_CHARS, META, UNPARSED, RequestReading, families, line_slot,
-                               mentioned_slots, normalise, read_request)
+from mira_math.game.slots.engine import (MAX_REQUEST_CHARS, META, UNPARSED, NotationDoc, RequestReading, families,
+                                         line_slot, mentioned_slots, normalise, notation_doc, read_request)
 from mira_math.game.slots import type_a, type_b
 
 __all__ = ["line_slot", "mentioned_slots", "read_request", "RequestReading", "normalise", "families",
-           "UNPARSED", "META", "MAX_REQUEST_CHARS"]
+           "notation_doc", "NotationDoc", "UNPARSED", "META", "MAX_REQUEST_CHARS"]
 
 _TABLES = (type_a, type_b)   # imported for their side effect: each registers its families

@@ -266,16 +266,37 @@ def _build(spec: SlotSpec, ints: List[int], span: str) -> Tuple[str, ...]:
 
 # ---------------------------------------------------------------- the registry
 
-# Each family's notation table registers itself under the family's name; a test checks that
-# every family of the registry has one.
+@dataclass(frozen=True)
+class NotationDoc:
+    """A family's section of ``game/RESPONDER.md``, kept beside its rules so that one edit changes
+    both (``python -m mira_math.game.slots.doc --write`` renders the file; a test checks it).
+    Cells and notes are Markdown; the examples are request texts, ``offered`` ones naming the
+    ``held`` slot alone, ``declined`` ones not (``tests/game/test_slots.py`` runs them all)."""
+
+    slots: Tuple[Tuple[str, str], ...]     # (slot id, accepted forms), one table row each
+    held: str
+    offered: Tuple[str, ...]
+    declined: Tuple[str, ...]
+    note: str = ""                         # a paragraph between the table and the examples
+
+
+# Each family's notation table registers itself under the family's name, with its documentation;
+# a test checks that every family of the registry has one.
 _GRAMMAR_RULES: Dict[str, Callable[[], List[Tuple[str, SlotSpec]]]] = {}
+_DOCS: Dict[str, NotationDoc] = {}
 
 
-def register(family: str) -> Callable:
+def register(family: str, doc: NotationDoc) -> Callable:
     def register(rules: Callable[[], List[Tuple[str, SlotSpec]]]) -> Callable[[], List[Tuple[str, SlotSpec]]]:
         _GRAMMAR_RULES[family] = rules
+        _DOCS[family] = doc
         return rules
     return register
+
+
+def notation_doc(family: str) -> Optional[NotationDoc]:
+    """The documentation ``family``'s notation registered with (None: no notation)."""
+    return _DOCS.get(family)
 
 
 # ---------------------------------------------------------------- the responder itself
