@@ -53,8 +53,16 @@ MULTI_HINT = (
     "portfolio_variance_missing_corr",
 )
 # The 22 families of v1.1: their ids are one global counter in release order, frozen; a
-# family added later gets ids counted within itself (docs/decisions.md, issue 31 item 2).
-V1_1 = TYPE_A + TYPE_B
+# family added later gets ids counted within itself (docs/decisions.md, issue 31 item 2). Written
+# out, never derived from TYPE_A + TYPE_B: a family appended there must not join the counter.
+V1_1 = (
+    "bayes_missing_prior", "crt_reconstruction", "geometry_coordinates", "graph_path_sums",
+    "linear_system_separator", "matrix_completion", "moment_problem", "phase_retrieval",
+    "piecewise_missing_threshold", "rankdef_linear_shared", "recurrence_missing_init",
+    "birth_death_missing_rate", "circuit_missing_resistance", "deconvolution", "discrete_tomography",
+    "eigenvector_missing_entry", "laplace_grid", "linear_system_missing_coeff", "markov_missing_transition",
+    "poly_interpolation", "portfolio_variance_missing_corr", "steady_state_missing_emission",
+)
 
 _cache: Dict[str, Family] = {}
 _cache_k2: Dict[str, Family] = {}

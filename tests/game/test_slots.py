@@ -1,4 +1,4 @@
-"""eval/slots/: every family's notation (the rules responder's knowledge).
+"""game/slots/: every family's notation (the rules responder's knowledge).
 
 Release-wide: for every instance of the committed release, each canonical hint's line holds
 its slot, a request naming the slot (in the notation and by a natural-language alias) names

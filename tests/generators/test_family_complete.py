@@ -29,14 +29,7 @@ FAMILY_DIR = ROOT / "mira_math" / "generators" / "families"
 RESPONDER_MD = notation_docs.RESPONDER_MD
 WRITE_DOCS = "python -m mira_math.game.slots.doc --write"
 # The families of the first releases (v1.0, v1.1): a family added later needs a changelog line.
-FIRST_FAMILIES = frozenset((
-    "bayes_missing_prior", "crt_reconstruction", "geometry_coordinates", "graph_path_sums",
-    "linear_system_separator", "matrix_completion", "moment_problem", "phase_retrieval",
-    "piecewise_missing_threshold", "rankdef_linear_shared", "recurrence_missing_init",
-    "birth_death_missing_rate", "circuit_missing_resistance", "deconvolution",
-    "discrete_tomography", "eigenvector_missing_entry", "laplace_grid",
-    "linear_system_missing_coeff", "markov_missing_transition", "poly_interpolation",
-    "portfolio_variance_missing_corr", "steady_state_missing_emission"))
+FIRST_FAMILIES = frozenset(registry.V1_1)
 GENERATE = "mira-math generate"          # rewrites the committed release folder
 CAPACITY = "python -m mira_math.generators.capacity --families {name}"
 

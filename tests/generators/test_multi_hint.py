@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,19 @@ def test_v11_ids_do_not_move_when_a_family_is_added(monkeypatch):
     assert {s.id for s in after if s.family != "aaa_new_family"} == before
     assert [s.id for s in after if s.family == "aaa_new_family"][:2] == ["aaa_new_family-000000",
                                                                        "aaa_new_family-000001"]
+
+
+def test_v11_is_written_out_so_a_family_appended_to_type_a_joins_no_counter():
+    """What a maintainer does, on the registry's source: append a name to TYPE_A. V1_1 (the
+    families of the global id counter) stays the 22 v1.1 families, so no v1.1 id moves (a clone
+    that derived V1_1 from TYPE_A + TYPE_B renumbered every Type B id)."""
+    source = Path(registry.__file__).read_text(encoding="utf-8")
+    edited = re.sub(r"(TYPE_A = \((?:\n    \"\w+\",)+)\n\)", r'\1\n    "toy_family",\n)', source, count=1)
+    assert edited != source
+    namespace: dict = {"__name__": "registry_copy"}
+    exec(compile(edited, registry.__file__, "exec"), namespace)
+    assert namespace["TYPE_A"][-1] == "toy_family" and namespace["V1_1"] == registry.V1_1
+    assert len(registry.V1_1) == 22 and list(registry.V1_1) == [n for n in registry.names() if n in registry.V1_1]
 
 
 def test_every_k2_row_is_proven():

@@ -125,7 +125,7 @@ def test_rules_responder_reads_the_hint_line_where_the_notation_allows(imported)
     report = json.loads((imported / CHECK_REPORT).read_text(encoding="utf-8"))
     reads = {c["family"]: c["hint"]["rules_responder_reads_it"] for c in report["instances"]}
     assert all(reads[f] for f in READABLE)
-    # The others (documented in docs/reference_import.md) are reported as eval/slots/ reads
+    # The others (documented in docs/reference_import.md) are reported as game/slots/ reads
     # them today: their lines are unlabelled or 0-based.
     from mira_math.game.slots import line_slot
 

@@ -1,7 +1,7 @@
 """The engine behind :mod:`mira_math.game.slots`: normalisation, the :class:`Grammar` that scans a
 request with a family's ordered rules, the pattern pieces the notation tables share, the
 registry the tables join with :func:`register`, and the public reading functions
-(:func:`mentioned_slots`, :func:`line_slot`). ``eval/slots/__init__.py`` describes how a
+(:func:`mentioned_slots`, :func:`line_slot`). ``game/slots/__init__.py`` describes how a
 request is read; the tables live in ``type_a.py`` and ``type_b.py``.
 """
 
