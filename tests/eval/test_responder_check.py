@@ -67,7 +67,7 @@ def test_the_sample_covers_every_family_type_difficulty_and_kind(rows):
         wanted = set(kinds) if family in request_forms.FORMS else {"canonical", "language", "vague", "target",
                                                                    "injection", "non_request"}
         assert wanted <= set(fam), family
-    assert set(request_forms.FORMS) == set(registry.names())    # today every family has them
+    assert set(request_forms.FORMS) <= set(registry.names())    # forms are optional, never orphaned
     assert any(r.request == "" for r in generated) and any(r.request.startswith("ANSWER:") for r in generated)
     assert len({r.id for r in rows}) == len(rows)
 
