@@ -68,10 +68,11 @@ def restore_release(folder: Optional[Path], command: str) -> None:
         print(f"note: {note}", file=sys.stderr)
 
 
-def _progress(total: int, desc: str):
+def progress_bar(total: int, desc: str, unit: str = "inst"):
+    """A tqdm bar on stderr, shown only on a terminal (``disable=None``), gone when done."""
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=desc, unit="inst", disable=None, leave=False)
+    return tqdm(total=total, desc=desc, unit=unit, disable=None, leave=False)
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -111,7 +112,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         print(f"mira-math generate: {line}", file=sys.stderr)
     from mira_math.generators.build import GenerationError
 
-    with _progress(total, "generate") as bar:
+    with progress_bar(total, "generate") as bar:
         try:
             multi = (multi_hint_spec(seed_set, args.multi_hint_per_type)
                      if any(args.multi_hint_per_type.values()) else None)
@@ -217,7 +218,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if args.commitment is not None:
         return _verify_commitment(args)
     info = read_release_info(args.dir)
-    with _progress(int(info.get("total", 0)), "verify") as bar:
+    with progress_bar(int(info.get("total", 0)), "verify") as bar:
         report = verify_release(args.dir, progress=lambda: bar.update(1))
     for p in report.problems:
         print(f"FAIL {p}")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mira_math.cli.data import positive_int
+from mira_math.cli.data import positive_int, progress_bar
 from mira_math.generators.layout import DEFAULT_RELEASE
 
 
@@ -27,7 +27,9 @@ def cmd_responder_check(args: argparse.Namespace) -> int:
     except ValueError as err:
         print(f"mira-math responder-check: {err}", file=sys.stderr)
         return 2
-    card = rc.check(responder, rows, args.responder, rc.file_sha256(args.data))
+    # An LLM responder on a CPU takes minutes to an hour: a bar on a terminal (none in a log).
+    with progress_bar(len(rows), "responder-check", unit="req") as bar:
+        card = rc.check(responder, rows, args.responder, rc.file_sha256(args.data), progress=bar.update)
     out = args.out or Path(f"responder-card-{_slug(args.responder)}")
     js, md = rc.write_card(card, out)
     print(rc.render_text(card.as_dict()))

@@ -33,26 +33,33 @@ _FEWSHOT_PLAN = (
 )
 VAGUE_REQUEST = "Can you tell me the missing information?"
 
-SYSTEM_TEMPLATE = """\
-You are solving a math problem in which exactly one fact you need is missing from what you \
-are given. An information holder has that fact among its private constraints.
-
+# The lines both system prompts share: how to act, and the budget and answer rules.
+_HOW_TO_ACT = """\
 How to work:
 - End every message with exactly one action line, either
   REQUEST: <a request to the information holder>
   or
   ANSWER: <your final answer>
   You may reason before the action line; only the last action line counts.
-- The information holder sees only your current request: not the problem, not this \
-conversation. If your request names exactly one of its constraints, it replies with that \
-constraint verbatim; otherwise it replies "{decline}" Name the missing quantity precisely, in \
-the problem's notation.
+"""
+_BUDGET_AND_ANSWER = """\
 - You have a budget of requests. A message without an action line counts as a request. When \
 the budget is spent you get one last turn, in which only ANSWER counts.
 - You may answer at any time, and may keep asking after a reply while requests remain.
 - Give the exact value: an integer or a reduced fraction p/q, never a decimal.
 - Write only your own turn: never write the information holder's reply or the next user \
 message."""
+
+SYSTEM_TEMPLATE = """\
+You are solving a math problem in which exactly one fact you need is missing from what you \
+are given. An information holder has that fact among its private constraints.
+
+""" + _HOW_TO_ACT + """\
+- The information holder sees only your current request: not the problem, not this \
+conversation. If your request names exactly one of its constraints, it replies with that \
+constraint verbatim; otherwise it replies "{decline}" Name the missing quantity precisely, in \
+the problem's notation.
+""" + _BUDGET_AND_ANSWER
 
 # The prompt of an instance whose view lacks k >= 2 facts (the multi_hint part, docs/decisions.md
 # issue 34): it says that facts are missing without saying how many, that one request gets at
@@ -62,23 +69,13 @@ MULTI_SYSTEM_TEMPLATE = """\
 You are solving a math problem in which some facts you need are missing from what you are \
 given. An information holder has the missing facts among its private constraints.
 
-How to work:
-- End every message with exactly one action line, either
-  REQUEST: <a request to the information holder>
-  or
-  ANSWER: <your final answer>
-  You may reason before the action line; only the last action line counts.
+""" + _HOW_TO_ACT + """\
 - The information holder sees only your current request: not the problem, not this \
 conversation, not your earlier requests. If your request names exactly one of its \
 constraints, it replies with that constraint verbatim; otherwise, including a request that \
 names several quantities at once, it replies "{decline}" Ask for one missing quantity per \
 request, named precisely in the problem's notation.
-- You have a budget of requests. A message without an action line counts as a request. When \
-the budget is spent you get one last turn, in which only ANSWER counts.
-- You may answer at any time, and may keep asking after a reply while requests remain.
-- Give the exact value: an integer or a reduced fraction p/q, never a decimal.
-- Write only your own turn: never write the information holder's reply or the next user \
-message."""
+""" + _BUDGET_AND_ANSWER
 
 _PROBLEM = """\
 {context}
