@@ -90,7 +90,7 @@ def test_refusals_are_one_line_before_anything_runs(tmp_path, capsys, monkeypatc
     assert not out.exists()
 
 
-def test_a_killed_local_unit_is_resumed_and_only_its_in_flight_episodes_rerun(tmp_path):
+def test_a_killed_local_unit_is_resumed_and_only_its_in_flight_episodes_rerun(tmp_path, counts):
     """The local engine's retry: unit 0's process is SIGKILLed mid-run (while it talks to a slow
     loopback stub of ``vllm serve``); the engine starts it again with --resume."""
     import threading
@@ -116,8 +116,8 @@ def test_a_killed_local_unit_is_resumed_and_only_its_in_flight_episodes_rerun(tm
     assert len(unit0) == 2 and unit0[0] == seen["pid"]
     assert all(state.starts[i] == 1 for i in seen["finished"])        # finished: never again
     redone = {i for i, n in state.starts.items() if n > 1}
-    assert not redone & seen["finished"] and sum(state.starts.values()) == 60 + len(redone)
+    assert not redone & seen["finished"] and sum(state.starts.values()) == counts.per_family[CONFIG] + len(redone)
     rows = _rows(out / "shard-0", out / "shard-1")
-    assert len(rows) == 60 == len({r["id"] for r in rows})
+    assert len(rows) == counts.per_family[CONFIG] == len({r["id"] for r in rows})
     record = json.loads((out / "engine.json").read_text(encoding="utf-8"))
     assert [(r["exit"], r["attempts"]) for r in record["results"]] == [(0, 2), (0, 1)]

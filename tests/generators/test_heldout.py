@@ -136,10 +136,10 @@ def test_check_disjoint_ignores_the_domain_line_and_level(heldout, tmp_path, cap
     assert "SHARED solver view" in capsys.readouterr().out
 
 
-def test_validate_over_release_and_heldout_keys_ids_on_the_seed_set(heldout, capsys):
+def test_validate_over_release_and_heldout_keys_ids_on_the_seed_set(heldout, capsys, counts):
     # Both folders hold bay-000000 (held-out splits reuse the public ids): not a duplicate.
     assert main(["validate", str(RELEASE), str(heldout)]) == 0
-    total = 2310 + read_release_info(RELEASE)["multi_hint"]["total"]   # both parts
+    total = counts.total + counts.multi_hint_total   # both parts
     assert f"validated {2 * total} instances" in capsys.readouterr().out
 
 

@@ -61,17 +61,17 @@ def test_a_second_folder_named_mira_math_never_answers_for_the_first(two_folders
     assert all(s["n"] == 6 for s in seen)
 
 
-def test_the_bundled_release_loads_by_its_documented_path_from_anywhere(tmp_path):
+def test_the_bundled_release_loads_by_its_documented_path_from_anywhere(tmp_path, counts):
     foreign = tmp_path / "elsewhere"
     foreign.mkdir()
     code = "import mira_math, sys; sys.argv[1] = str(mira_math.RELEASE_PATH)\n" + LOAD
     out = _run(code, "RELEASE_PATH", "type_b", cwd=foreign, cache=tmp_path / "cache")
     assert out.returncode == 0, out.stderr[-2000:]
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert got["n"] == 1650 and got["seed_sets"] == ["public-20-50"]
+    assert got["n"] == counts.by_type["B"] and got["seed_sets"] == ["public-20-50"]
 
 
-def test_the_facade_loads_the_bundled_release_and_refuses_a_bare_name(tmp_path):
+def test_the_facade_loads_the_bundled_release_and_refuses_a_bare_name(tmp_path, counts):
     foreign = tmp_path / "elsewhere"
     foreign.mkdir()
     code = """
@@ -87,7 +87,7 @@ print(json.dumps({"n": len(rows), "latent": type(rows[0]["latent"]).__name__, "r
     out = _run(code, cwd=foreign, cache=tmp_path / "cache")
     assert out.returncode == 0, out.stderr[-2000:]
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert got["n"] == 60 and got["latent"] == "dict"
+    assert got["n"] == counts.per_family["moment_problem"] and got["latent"] == "dict"
     assert "no such folder, and not a Hub repo id" in got["refused"]
 
 
