@@ -144,6 +144,9 @@ class Card:
     exceptions: List[Dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
     tokens: Dict[str, int] = field(default_factory=lambda: {"prompt": 0, "completion": 0})
+    # what the responder errors were ("json parse error", "fabricated quote", ...): an error rate
+    # says how often a responder breaks the protocol, the reasons say how
+    error_reasons: "Counter[str]" = field(default_factory=Counter)
 
     @property
     def standard(self) -> bool:
@@ -158,6 +161,7 @@ class Card:
             "strata": {k: t.as_dict() for k, t in sorted(self.strata.items())},
             "by_kind": {k: t.as_dict() for k, t in sorted(self.by_kind.items())},
             "undecided_exceptions": sum(e["decision"] is None for e in self.exceptions),
+            "responder_error_reasons": dict(sorted(self.error_reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
             "exceptions": self.exceptions,
             "seconds": round(self.seconds, 3), "tokens": dict(self.tokens),
         }
@@ -190,6 +194,8 @@ def _tally(card: Card, row: RequestRow, result: ResponderResult) -> None:
     if row.stratum != PAPER_STRATUM:     # overall: the strata labelled by construction
         card.overall.add(row, result)
     card.by_kind.setdefault(row.construction.kind, Tally()).add(row, result)
+    if result.errors:
+        card.error_reasons[error_reason(result.errors[0])] += 1
     usage = (result.meta or {}).get("usage") or {}
     for key in ("prompt", "completion"):
         value = usage.get(f"{key}_tokens")
@@ -203,6 +209,12 @@ def _tally(card: Card, row: RequestRow, result: ResponderResult) -> None:
             "responder_decision": result.decision, "responder_line": result.quoted_constraint,
             "why": (result.meta or {}).get("rule") or "; ".join(result.errors) or None,
         })
+
+
+def error_reason(error: str) -> str:
+    """An error's kind, without its particulars: the text before its first colon
+    (``json parse error: Expecting value ...`` is ``json parse error``)."""
+    return error.split(":", 1)[0].strip()
 
 
 def file_sha256(folder: Path) -> str:
@@ -240,6 +252,8 @@ def render_text(card: Dict[str, Any], limit: int = 20) -> str:
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in rows]
     lines.append(f"time {card['seconds']:.1f} s; tokens {card['tokens']['prompt']} prompt + "
                  f"{card['tokens']['completion']} completion; rates with 95% Wilson intervals")
+    if card.get("responder_error_reasons"):
+        lines.append(_error_reasons(card))
     excs = card["exceptions"]
     lines.append(f"{len(excs)} disagreement(s) with the gold label, {card['undecided_exceptions']} "
                  f"not decided by the project")
@@ -256,6 +270,11 @@ def render_text(card: Dict[str, Any], limit: int = 20) -> str:
     if len(excs) > limit:
         lines.append(f"  ... {len(excs) - limit} more in {CARD_JSON}")
     return "\n".join(lines)
+
+
+def _error_reasons(card: Dict[str, Any]) -> str:
+    return "responder errors by reason: " + ", ".join(
+        f"{reason} {n}" for reason, n in card["responder_error_reasons"].items())
 
 
 def _md(text: str) -> str:
@@ -287,7 +306,9 @@ def render_markdown(card: Dict[str, Any]) -> str:
         f"paper stratum's labels are the paper's responder's decisions on the requests its "
         f"appendix quotes.\n\n{head}{body}\n"
         f"Time {card['seconds']:.1f} s; tokens {card['tokens']['prompt']} prompt + "
-        f"{card['tokens']['completion']} completion.\n\n"
+        f"{card['tokens']['completion']} completion."
+        + (f" {_error_reasons(card).capitalize()}." if card.get("responder_error_reasons") else "")
+        + "\n\n"
         f"## Agreement by request kind\n\n| kind | requests | agreement |\n|---|---|---|\n{kinds}\n"
         f"## Disagreements with the gold label ({len(card['exceptions'])}, "
         f"{card['undecided_exceptions']} not decided)\n\n"

@@ -234,8 +234,11 @@ def test_llm_card_over_http_counts_prose_as_errors_never_as_offers(rows, tmp_pat
     offers = {e["id"]: e for e in data["exceptions"] if e["responder_decision"] == "offer"}
     assert not any(r.id in offers for r in prose)                # 0 offers from prose
     assert data["overall"]["responder_errors"] + data["strata"]["paper"]["responder_errors"] == len(prose)
+    assert data["responder_error_reasons"] == {"json parse error": len(prose)}    # how it broke the protocol
     assert data["tokens"] == {"prompt": 100 * len(asked), "completion": 20 * len(asked)}
-    assert "NOT the standard responder" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "NOT the standard responder" in out and f"responder errors by reason: json parse error {len(prose)}" in out
+    assert f"Responder errors by reason: json parse error {len(prose)}." in (tmp_path / "llm" / rc.CARD_MD).read_text()
 
 
 # ------------------------------------------------------------ the standard responder (issue 35 item 4)

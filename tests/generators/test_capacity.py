@@ -4,6 +4,7 @@ tables are generated from it and the registry."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -59,9 +60,10 @@ def test_render_card_rewrites_only_its_tables(monkeypatch, tmp_path):
     copy.write_text(card, encoding="utf-8")
     assert write_card(copy, table) is True
     new = copy.read_text(encoding="utf-8")
-    assert "| A (fixed slot) | bayes_missing_prior, " in new and ", recurrence_missing_init, toy_family |" in new
-    assert "| recurrence_missing_init | ≥ 10 | 220 / 220 / 220 |\n| toy_family | **3** (limit) | 80 / 80 / 80 |\n" \
-        "| birth_death_missing_rate |" in new
+    assert "| A (fixed slot) | " + ", ".join(registry.TYPE_A) + " |" in new
+    before, after = registry.TYPE_A[-2], registry.TYPE_B[0]     # the row goes between them
+    assert re.search(rf"\| {before} \|[^\n]*\|\n\| toy_family \| \*\*3\*\* \(limit\) \| 80 / 80 / 80 \|\n"
+                     rf"\| {after} \|", new)
     assert new.replace(", toy_family", "").replace("| toy_family | **3** (limit) | 80 / 80 / 80 |\n", "") == card
     assert write_card(copy, table) is False       # idempotent
 
