@@ -102,7 +102,7 @@ def audit_records(records: Sequence[Tuple[Mapping[str, Any], Instance]], decide:
 def audit(run_dir: Path, decide: Optional[Decide] = None, write: bool = True) -> AuditResult:
     """Audit one run directory against the rules responder (or ``decide``); writes audit.json."""
     if decide is None:
-        from mira_math.game.responders.rules import decide as rules_decide  # needs eval.slots
+        from mira_math.game.responders.rules import decide as rules_decide  # needs game.slots
 
         decide = rules_decide
     run_dir = Path(run_dir)

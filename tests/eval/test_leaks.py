@@ -11,7 +11,7 @@ solver's facts never yields anything the solver did not already have.
 ``llm``: a scripted model that tries to leak (the answer or another constraint in ``hint``, the
 answer in a decline's ``quoted_constraint``, invented quotes, a private line with text appended,
 a leaking decline, non-JSON text with the answer, extra fields, ...), driven through
-:class:`eval.episode.Episode` by hand: every reply the solver sees is ``Information holder: ``
+:class:`mira_math.game.episode.Episode` by hand: every reply the solver sees is ``Information holder: ``
 followed by the fixed decline text or one private line verbatim, then the budget line.
 """
 

@@ -18,7 +18,7 @@ RELEASE = DEFAULT_RELEASE
 
 
 class SlotResponder:
-    """Offers the canonical line when the request contains its slot verbatim (no eval.slots)."""
+    """Offers the canonical line when the request contains its slot verbatim (no game.slots)."""
 
     name = "slot"
 
