@@ -32,6 +32,7 @@ from mira_math.game.responders.base import ResponderResult, ResponderCall
 CARD_JSON = "responder_card.json"
 CARD_MD = "responder_card.md"
 BATCH = 64
+REPLY_CHARS = 400         # of a disagreeing reply kept in the card
 PAPER_STRATUM = "paper"   # labelled with the paper's responder's decisions: reported on its own
 
 # Requests on which the project's decision differs from the row's gold label, with the
@@ -208,6 +209,8 @@ def _tally(card: Card, row: RequestRow, result: ResponderResult) -> None:
             "label": row.label, "gold_line": row.gold_line, "decision": decision_for(card.spec, row),
             "responder_decision": result.decision, "responder_line": result.quoted_constraint,
             "why": (result.meta or {}).get("rule") or "; ".join(result.errors) or None,
+            # an LLM responder's own words (what it quoted, how it was cut off); none for rules
+            "reply": result.raw[:REPLY_CHARS] if result.raw else None,
         })
 
 
@@ -291,9 +294,11 @@ def render_markdown(card: Dict[str, Any]) -> str:
     head = "| " + " | ".join(_COLUMNS) + " |\n|" + "---|" * len(_COLUMNS) + "\n"
     body = "".join("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |\n" for r in table_rows(card))
     kinds = "".join(f"| {k} | {t['n']} | {_cell(t['agreement'])} |\n" for k, t in card["by_kind"].items())
+    replies = any(e.get("reply") for e in card["exceptions"])    # an LLM responder's words
     excs = "".join(
         f"| {e['id']} | {e['stratum']} | {e['family']} | `{_md(e['request'])}` | {e['label']} | "
-        f"{e['responder_decision']} | {e['decision'] or '**not decided**'} |\n"
+        f"{e['responder_decision']} | {e['decision'] or '**not decided**'} |"
+        + (f" `{_md(e.get('reply') or '')[:160]}` |" if replies else "") + "\n"
         for e in card["exceptions"][:200])
     return (
         f"# Responder card: `{card['responder_spec']}`\n\n"
@@ -312,8 +317,9 @@ def render_markdown(card: Dict[str, Any]) -> str:
         f"## Agreement by request kind\n\n| kind | requests | agreement |\n|---|---|---|\n{kinds}\n"
         f"## Disagreements with the gold label ({len(card['exceptions'])}, "
         f"{card['undecided_exceptions']} not decided)\n\n"
-        f"| id | stratum | family | request | gold | responder | project's decision |\n"
-        f"|---|---|---|---|---|---|---|\n{excs}")
+        f"| id | stratum | family | request | gold | responder | project's decision |"
+        + (" reply |\n" if replies else "\n")
+        + "|---|---|---|---|---|---|---|" + ("---|\n" if replies else "\n") + excs)
 
 
 def write_card(card: Card, out: Path) -> Tuple[Path, Path]:

@@ -233,12 +233,17 @@ def test_llm_card_over_http_counts_prose_as_errors_never_as_offers(rows, tmp_pat
     prose = [r for r in asked if not r.request.startswith("What is")]
     offers = {e["id"]: e for e in data["exceptions"] if e["responder_decision"] == "offer"}
     assert not any(r.id in offers for r in prose)                # 0 offers from prose
+    prose_ids = {r.id for r in prose}
+    declined = [e for e in data["exceptions"] if e["id"] in prose_ids]
+    assert declined and all(e["reply"].startswith(PROSE[:20]) for e in declined)   # its words are kept
     assert data["overall"]["responder_errors"] + data["strata"]["paper"]["responder_errors"] == len(prose)
     assert data["responder_error_reasons"] == {"json parse error": len(prose)}    # how it broke the protocol
     assert data["tokens"] == {"prompt": 100 * len(asked), "completion": 20 * len(asked)}
     out = capsys.readouterr().out
     assert "NOT the standard responder" in out and f"responder errors by reason: json parse error {len(prose)}" in out
-    assert f"Responder errors by reason: json parse error {len(prose)}." in (tmp_path / "llm" / rc.CARD_MD).read_text()
+    md = (tmp_path / "llm" / rc.CARD_MD).read_text(encoding="utf-8")
+    assert f"Responder errors by reason: json parse error {len(prose)}." in md
+    assert "| project's decision | reply |" in md and "`Please ask again more precisely" in md
 
 
 # ------------------------------------------------------------ the standard responder (issue 35 item 4)
