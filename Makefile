@@ -183,6 +183,7 @@ real-models: $(REAL_BIN)/.installed
 	# Qwen2.5-Coder-0.5B as LLM responder (vLLM, structured output) on a subset: at most
 	# $(REAL_CHECK_ROWS) requests of each stratum (the paper's 20 quoted requests whole).
 	$(REAL_BIN)/mira-math responder-check --responder rules --out $(REAL_OUT)/responder-card-rules
+	# VLLM_CPU_KVCACHE_SPACE (GiB): vLLM-CPU's default KV cache took 22 GB of a 24 GB machine.
 	VLLM_CPU_KVCACHE_SPACE=2 $(REAL_BIN)/mira-math responder-check --responder llm:vllm:$(REAL_CACHE)/$(REAL_QWEN_DIR) \
 	  --max-rows $(REAL_CHECK_ROWS) --max-model-len 4096 --dtype float32 --enforce-eager \
 	  --out $(REAL_OUT)/responder-card-qwen

@@ -298,7 +298,7 @@ def render_markdown(card: Dict[str, Any]) -> str:
     excs = "".join(
         f"| {e['id']} | {e['stratum']} | {e['family']} | `{_md(e['request'])}` | {e['label']} | "
         f"{e['responder_decision']} | {e['decision'] or '**not decided**'} |"
-        + (f" `{_md(e.get('reply') or '')[:160]}` |" if replies else "") + "\n"
+        + (f" `{_md(' '.join((e.get('reply') or '').split())[:160])}` |" if replies else "") + "\n"
         for e in card["exceptions"][:200])
     return (
         f"# Responder card: `{card['responder_spec']}`\n\n"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections import Counter
 
 from mira_math.game.prompts import initial_conversation
-from mira_math.generators.layout import DEFAULT_RELEASE, multi_hint_path
-from mira_math.generators.registry import multi_hint_names
+from mira_math.generators.layout import DEFAULT_RELEASE
+from mira_math.generators.release import multi_hint_files
 from mira_math.generators.schema import read_jsonl
 
 
@@ -19,10 +19,8 @@ def test_no_two_instances_open_alike(release_instances):
     transcript matched back to its instance) find the instance by its opening. Views are
     unique within a family by construction; this is the cross-family and two-fact check (a
     family copied without its own text would fail it)."""
-    two_fact = [inst for name in multi_hint_names()
-                for inst in read_jsonl(DEFAULT_RELEASE / multi_hint_path(name))]
-    everything = list(release_instances) + two_fact
+    two_fact = [inst for path in multi_hint_files(DEFAULT_RELEASE) for inst in read_jsonl(path)]
     assert two_fact
-    seen = Counter(_opening(inst) for inst in everything)
-    repeated = [inst.id for inst in everything if seen[_opening(inst)] > 1]
-    assert repeated == []
+    openings = [(inst.id, _opening(inst)) for inst in list(release_instances) + two_fact]
+    seen = Counter(opening for _, opening in openings)
+    assert [ident for ident, opening in openings if seen[opening] > 1] == []

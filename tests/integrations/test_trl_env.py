@@ -51,7 +51,8 @@ def native_turns(row: dict) -> list:
 def test_reference_policy_through_the_tools_matches_native_eval():
     solver = make_solver("reference")
     env = MiraToolEnv()
-    for i, inst in enumerate(release_instances()[:: len(release_instances()) // N][:N]):
+    instances = release_instances()
+    for i, inst in enumerate(instances[:: len(instances) // N][:N]):
         observation = env.reset(record=record_text(inst))
         assert inst.view.question in observation and "`ask`" in observation
         play_reference(env, inst, wrong=i % 3 == 0)
@@ -102,8 +103,9 @@ def test_reset_without_a_record_draws_the_train_stream():
 
 
 def test_llm_responder_matches_native_eval(tmp_path):
-    chosen = release_instances()[:: len(release_instances()) // 12][:12]
-    with serve(Handler, State(release_instances())) as httpd:
+    instances = release_instances()
+    chosen = instances[:: len(instances) // 12][:12]
+    with serve(Handler, State(instances)) as httpd:
         url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
         spec = f"llm:openai:stub@{url}"
         assert mira_math(["eval", "--solver", "reference", "--responder", spec, "--ids", *[i.id for i in chosen],
