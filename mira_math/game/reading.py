@@ -8,12 +8,13 @@ time linear in the message: ``benchmarks/bench_answers.py`` prints its worst cas
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Dict, List, Literal, Optional, Tuple
 
 from mira_math.game.turns import STOP_SEQUENCES, cut_at_other_speaker, split_reasoning
-from mira_math.verifiers.words import has_numeric_character, is_number_word
+from mira_math.verifiers.words import has_numeric_character, is_doubt, is_number_word
 
 __all__ = ["STOP_SEQUENCES", "Action", "Reading", "cut_at_other_speaker", "parse_action", "read_message",
            "split_reasoning", "states_value"]
@@ -27,7 +28,9 @@ ActionSource = Literal["marker", "fallback"]
 # The leading run is taken whole ("(?=(run))(?P=run)": an atomic group), so a failed match never
 # backtracks through it; an optional "Solver:"/"Assistant:" speaker prefix is tolerated.
 _MARKER_RE = re.compile(r"^(?=(?P<lead>[ \t>*_#-]*))(?P=lead)(?:(?:solver|assistant)[ \t*_]*:[ \t*_]*)?"
-                        r"(?P<kind>request|answer)[ \t*_]*[:\uff1a]", re.IGNORECASE | re.MULTILINE)
+                        r"(?:(?:<answer>[ \t*_]*)?(?P<kind>request|answer)[ \t*_]*[:\uff1a]|(?P<tag><answer>))",
+                        re.IGNORECASE | re.MULTILINE)
+_ANSWER_TAGS = ("<answer>", "</answer>")
 _EMPHASIS = ("**", "__")
 # Display blocks an answer may open, with their closing delimiters.
 _DISPLAYS = (("$$", "$$"), ("\\[", "\\]"))
@@ -121,7 +124,32 @@ def _content_from(lines: List[str], i: int, text: str) -> Tuple[str, int]:
         text, i = _display_end(opener, lines, i, text)
     else:
         text, i = _bracket_end(lines, i, text)
+        items = _named_components(lines, i, text)
+        if len(items) > 1:
+            return ", ".join(items), i + len(items) - 1
     return text.strip().strip("*_").strip(), i
+
+
+_COMPONENT_RE = re.compile(r"^[A-Za-z\\][A-Za-z0-9_{}\[\]()^',\\]{0,24}[ \t]*=[ \t]*[^=\s][^=]*$")
+
+
+def _named_components(lines: List[str], i: int, text: str) -> List[str]:
+    """``x = 3`` on the action line and ``y = -1``, ``z = -6`` on the lines right after it:
+    one component per line, each a different name (a line that repeats the name restates)."""
+    first = text.strip().strip("*_").strip()
+    if not _COMPONENT_RE.match(first):
+        return []
+    items, names = [first], {first.split("=", 1)[0].strip()}
+    j = i + 1
+    while j < len(lines):
+        item = (_bullet_free(lines[j]) or lines[j].strip()).strip("*_ ").rstrip(",;")
+        name = item.split("=", 1)[0].strip()
+        if not item or not _COMPONENT_RE.match(item) or name in names:
+            break
+        items.append(item)
+        names.add(name)
+        j += 1
+    return items
 
 
 def _bullet_free(line: str) -> Optional[str]:
@@ -176,11 +204,12 @@ def parse_action(message: object, reasoning: Optional[str] = None) -> Action:
 
 
 def _parse_visible(message: object) -> Action:
-    """The last ``REQUEST:``/``ANSWER:`` line of a message counts, so a model may reason first.
-    An ``ANSWER:`` with nothing after it on its line takes the next non-empty line; an answer
-    that opens a display block (``$$``, ``\\[``, ``\\begin{...}``) reads through to its end.
-    With no action line at all, a message whose last mathematical statement is a
-    ``\\boxed{...}`` or a "final answer" phrase is an answer (source ``fallback``)."""
+    """Rules 2 to 4 of the reading contract (docs/benchmark.md §6): the last action line
+    counts; the answer is its content without wrappers, extended over a display block, an open
+    bracket or component lines; later lines that state a value or a doubt are read with it (the
+    verifier accepts a restatement of the same value and rejects anything else). With no
+    action line, a closing ``\\boxed{...}`` or "final answer" statement is the answer
+    (source ``fallback``)."""
     if not isinstance(message, str):
         return Action("format_error", "")
     last = _last_match(_MARKER_RE, message)
@@ -188,24 +217,64 @@ def _parse_visible(message: object) -> Action:
         return _fallback(message)
     line_end = message.find("\n", last.end())
     line_end = len(message) if line_end < 0 else line_end
-    kind, rest = last.group("kind").lower(), _strip_emphasis(message[last.end():line_end])
+    kind = (last.group("kind") or "answer").lower()
+    rest = _strip_emphasis(_drop_answer_tags(message[last.end():line_end]))
     lines = message[last.start():].splitlines()
-    i = 0
     if kind == "request":
         text = rest.strip().strip("*_").strip()
         if not text:
-            rest_lines = [ln.strip() for ln in lines[i + 1:] if ln.strip()]
+            rest_lines = [ln.strip() for ln in lines[1:] if ln.strip()]
             text = rest_lines[0].strip("*_").strip() if rest_lines else ""
         return Action("request", text, "marker") if text else Action("format_error", "")
-    text, last_line = _content_from(lines, i, rest)
+    text, last_line = _content_from(lines, 0, rest)
+    text = _unwrap_answer(text)
     if not text:
         return Action("format_error", "")
-    tail = "\n".join(lines[last_line + 1:])
-    if last_line < len(lines) and text.count("\n") == 0 and kind == "answer":
-        tail = _after_content(lines[last_line], text) + "\n" + tail
-    if states_value(tail):        # a second value after the answer: the answer is two-valued
-        text = text + "\n" + tail.strip()
+    tail = lines[last_line + 1:]
+    if last_line < len(lines) and text.count("\n") == 0:
+        tail = [_after_content(lines[last_line], text)] + tail
+    joined = "\n".join(tail)
+    later = [ln.strip() for ln in tail if _states_or_doubts(ln)] if _states_or_doubts(joined) else []
+    if later:                  # read with the answer: the same value restated, or unreadable
+        text = text + "\n" + "\n".join(later)
     return Action("answer", text, "marker")
+
+
+def _drop_answer_tags(text: str) -> str:
+    if "<" not in text:
+        return text
+    low = text.lower()
+    for tag in _ANSWER_TAGS:
+        at = low.find(tag)
+        while at >= 0:
+            text, low = text[:at] + text[at + len(tag):], low[:at] + low[at + len(tag):]
+            at = low.find(tag)
+    return text
+
+
+def _unwrap_answer(text: str) -> str:
+    """An answer without what models wrap around it: answer tags, emphasis, the format's
+    placeholder brackets around the whole answer (``<1/4>``), and a JSON object of components
+    (``{"x": 3, "y": -1}`` -> ``x = 3, y = -1``)."""
+    text = _drop_answer_tags(text).strip().strip("*_").strip()
+    if len(text) > 2 and text[0] == "<" and text[-1] == ">" and "<" not in text[1:-1] and ">" not in text[1:-1]:
+        text = text[1:-1].strip()
+    if text.startswith("{") and text.endswith("}") and '"' in text:
+        try:
+            obj = json.loads(text, parse_float=str, parse_int=str)
+        except ValueError:
+            return text
+        if isinstance(obj, dict) and obj and all(isinstance(k, str) and isinstance(v, str) for k, v in obj.items()):
+            return ", ".join(f"{k} = {v}" for k, v in obj.items())
+    return text
+
+
+def _states_or_doubts(line: str) -> bool:
+    """Whether a line after the answer matters to it: it states a value, or holds a word of
+    doubt, assumption or correction (rule 4 of the contract)."""
+    if not line or line.isspace():
+        return False
+    return states_value(line) or any(is_doubt(m.group(0).lower()) for m in _WORD_RE.finditer(line))
 
 
 def _after_content(line: str, text: str) -> str:

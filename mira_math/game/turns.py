@@ -6,9 +6,10 @@
   ``[THINK]``, ``<|begin_of_thought|>``, ``<|START_THINKING|>``, ``◁think▷``); blocks nest,
   a closing tag with no block open ends a block that began before everything kept so far,
   and a tag inside inline code or a fenced code block is text;
-- another party speaks from a line that starts (after markdown) with the name of a party
-  other than the solver followed by ``:`` (``**Information holder**:``, ``> User:``), from a
-  line of the harness's own feedback, or from a leaked chat-template token that ends the
+- another party speaks from a line, not the message's first, that starts (after markdown)
+  with the name of a party other than the solver followed by ``:`` (``**Information
+  holder**:``, ``> User:``, ``The information holder replies:``), from a line of the harness's
+  own feedback, or from a leaked chat-template token that ends the
   solver's turn or opens a turn of another role (``<|im_start|>user``, ``<start_of_turn>user``,
   ``<|start_header_id|>user<|end_header_id|>``, ``<｜User｜>``, ``<|start|>user``,
   ``<|start_of_role|>user``, ``<|START_OF_TURN_TOKEN|><|USER_TOKEN|>``, ``[INST]``,
@@ -100,19 +101,20 @@ def split_reasoning(text: str) -> Tuple[str, Optional[str]]:
 STOP_SEQUENCES = ("\nInformation holder:", "\nUser:", "\nYour message had no action line")
 
 # The parties of a MIRA-Math dialogue other than the solver (and the generic chat roles).
-_OTHER_PARTIES = r"(?:the[ \t]+)?(?:information[ \t]+holder|holder|responder|user|human|system)"
+# "System" is not among them: no system turn follows the solver's, and "System:" over a list of
+# equations is a heading.
+_OTHER_PARTIES = r"(?:the[ \t]+)?(?:information[ \t]+holder|holder|responder|user|human)"
 # A speaker label: the party's name at the start of a line, in any markdown (bold, italic,
-# quote, heading, list), an optional parenthesis, then ':' or a verb of speech; or a line of
-# the harness's own feedback. The leading run is taken whole (an atomic group), so a failed
+# quote, heading, list), an optional parenthesis and verb of speech, then ':'; or a line of
+# the harness's own feedback. Searched from the second line on: a label opening the message is narrative. The leading run is taken whole (an atomic group), so a failed
 # match never backtracks through it.
 _LABEL_RE = re.compile(
     r"^(?=(?P<lead>[ \t>#*_\-\[]*))(?P=lead)(?:"
     + _OTHER_PARTIES + r"\]?(?=(?P<trail>[ \t*_]*))(?P=trail)(?:\([^)\n]{0,40}\)[ \t*_]*)?"
-    r"(?::|\uff1a|(?:replies|responds|says)\b)"
+    r"(?:(?:replies|responds|says|answers|writes)[ \t]*)?(?::|\uff1a)"
     r"|your message had no action line|you have no requests left|[0-9]{1,3} request\(s\) left\.)",
     re.IGNORECASE | re.MULTILINE)
-_LABEL_WORDS = ("holder", "responder", "user", "human", "system", "your message had", "no requests left",
-                "(s) left.")
+_LABEL_WORDS = ("holder", "responder", "user", "human", "your message had", "no requests left", "(s) left.")
 
 # Chat-template special tokens, parsed by their grammar rather than listed model by model:
 # ``<|name|>``, DeepSeek's ``<｜name｜>``, Gemma's ``<start_of_turn>``, Llama 2 / Mistral's ``[INST]``.
@@ -159,6 +161,15 @@ _OWN_RE = re.compile(r"(?:<\|" + _NAME + r"{1,40}\|>|<\uff5c[^\uff5c<>\n]{1,40}\
                      r"(?:[ \t]*(?:assistant|model|bot|chatbot|gpt)\b)?", re.IGNORECASE)
 
 
+def _second_line(text: str) -> int:
+    """Where the line after the message's first non-empty line starts (``len(text)`` if none)."""
+    i = 0
+    while i < len(text) and text[i] in " \t\r\n":
+        i += 1
+    end = text.find("\n", i)
+    return len(text) if end < 0 else end + 1
+
+
 def cut_at_other_speaker(text: str) -> Tuple[str, Optional[Dict[str, object]]]:
     """The solver's own part of a message: everything before the first place where it
     speaks for another party (a speaker label at a line start, or a template token ending
@@ -168,7 +179,7 @@ def cut_at_other_speaker(text: str) -> Tuple[str, Optional[Dict[str, object]]]:
     start: Optional[int] = None
     low = text.lower()   # substring scans first: most messages hold no label and no token
     if any(word in low for word in _LABEL_WORDS):
-        m = _LABEL_RE.search(text)
+        m = _LABEL_RE.search(text, _second_line(text))   # a label opening the first line is narrative
         start = m.start() if m is not None else None
     at = _template_cut(text, low) if "<" in text or "[" in text else None
     if at is not None and (start is None or at < start):

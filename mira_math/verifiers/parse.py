@@ -425,14 +425,28 @@ def _leading_bullet(text: str) -> str:
     return text
 
 
+class _SeveralStatements(Unreadable):
+    """The text states a value on more than one line: each is read on its own (see
+    :func:`parse_answer`). An ``Unreadable`` subclass, so a caller that does not handle it
+    still rejects the text."""
+
+    def __init__(self, statements: List[str]):
+        super().__init__("two statements of a value on separate lines")
+        self.statements = statements
+
+
 def _one_statement(text: str) -> None:
-    """Two lines that each state a value, outside any bracket, are two statements: "1/4" and
-    a correction, a second answer or a list item on the next line. A line that starts with
-    ``=`` (or ``&=``) continues the chain of the line before it."""
+    """Lines that each state a value, outside any bracket, are separate statements: the
+    answer restated (``\\boxed{1/4}`` under ``1/4``), a correction, a second answer or a list
+    item. They are read one by one (:class:`_SeveralStatements`). A line that starts with ``=``
+    (or ``&=``) continues the chain of the line before it. The lines that state no value are
+    checked for hedges here, since no statement's own reading sees them."""
     if "\n" not in text:
         return
-    depth, stating = 0, 0
+    depth = 0
     line: List[str] = []
+    statements: List[str] = []
+    prose: List[str] = []
     for ch in text + "\n":
         if ch in "([{":
             depth += 1
@@ -441,15 +455,21 @@ def _one_statement(text: str) -> None:
         if ch == "\n" and depth <= 0:
             piece = "".join(line).strip()
             line = []
-            if not piece or piece.lstrip("& ").startswith("="):
+            if not piece:
                 continue
-            if any(c.isdigit() for c in piece) or has_numeric_character(piece) or any(
+            if piece.lstrip("& ").startswith("=") and statements:
+                statements[-1] += " " + piece
+            elif any(c.isdigit() for c in piece) or has_numeric_character(piece) or any(
                     is_number_word(m.group(0).lower()) for m in _WORD_RE.finditer(piece)):
-                stating += 1
-                if stating > 1:
-                    raise Unreadable("two statements of a value on separate lines")
+                statements.append(piece)
+            else:
+                prose.append(piece)
             continue
         line.append(ch)
+    if len(statements) > 1:
+        for piece in prose:
+            _rejections(piece)
+        raise _SeveralStatements(statements)
 
 
 def _is_label(text: str) -> bool:
@@ -675,7 +695,24 @@ def parse_tuple(text: str, names: Sequence[str], ctx: AnswerContext = NO_CONTEXT
 
 def parse_answer(text: str, answer_type: str, names: Sequence[str] = (),
                  ctx: AnswerContext = NO_CONTEXT) -> Value:
-    """Read ``text`` as a value of ``answer_type``; raise :class:`Unreadable` if it is not one."""
+    """Read ``text`` as a value of ``answer_type``; raise :class:`Unreadable` if it is not one.
+    A text that states a value on several lines is one answer when every line reads, on its
+    own, as the same value (an answer and its restatement); otherwise it is unreadable."""
+    try:
+        return _parse_one(text, answer_type, names, ctx)
+    except _SeveralStatements as several:
+        values = []
+        for statement in several.statements:
+            try:
+                values.append(_parse_one(statement, answer_type, names, ctx))
+            except Unreadable as err:
+                raise Unreadable(f"a later statement is not the same value ({err})") from None
+        if any(v != values[0] for v in values[1:]):
+            raise Unreadable("two different values on separate lines") from None
+        return values[0]
+
+
+def _parse_one(text: str, answer_type: str, names: Sequence[str], ctx: AnswerContext) -> Value:
     if answer_type == "tuple":
         return parse_tuple(text, names, ctx)
     value = parse_scalar(text, ctx)

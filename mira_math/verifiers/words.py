@@ -156,7 +156,7 @@ uiteindelijk duidelijk eigenlijk""".split())
 
 # Stems whose every inflection hedges (adjective, adverb, verb, noun): "tentative",
 # "tentatively", "approximated", "estimating", "guesstimate", "presumably".
-_HEDGE_STEMS = ("tentativ", "provisional", "provisoir", "preliminar", "approx", "aproxim",
+_HEDGE_STEMS = ("assum", "tentativ", "provisional", "provisoir", "preliminar", "approx", "aproxim",
                 "approssim", "estimat", "guess", "presum", "suppos", "probabl", "probabilm",
                 "possibl", "posibl", "possibil", "possivel", "possível", "plausib", "apparent",
                 "seeming", "likel", "unlikel", "conjectur", "hypothetic", "roughly", "vraisembl",
@@ -191,10 +191,37 @@ ou talvez cerca acho não nao
 misschien ongeveer denk geloof niet eigenlijk""".split())
 
 
+# Words that make a stated value conditional or say it cannot be given yet: "Insufficient
+# information: 1/4", "Depends on P(H): 1/4" is no answer.
+_CONDITION_WORDS = frozenset("""insufficient insufficiently depends depending undetermined
+indeterminate underdetermined unless""".split())
+
+# The doubts: the part of the hedges that qualifies an answer when written after it ("ANSWER:
+# 1/4" then "(This is a guess.)", "Confidence: low.", "I assumed a uniform prior"): the hedging
+# stems, the condition words, and the closed class below of doubt, belief and correction words.
+# Operators, negations and conjunctions ("or", "not", "no", "over"), which explanatory prose
+# after an answer uses freely, are hedges inside an answer but not doubts.
+DOUBT_WORDS = frozenset("""
+maybe perhaps unsure uncertain uncertainty doubt doubtful confidence confident sure think believe
+seem seems seemed appears guessing hmm actually wait sorry oops mistake typo wrong incorrect
+corrected correction
+vielleicht glaube denke eigentlich falsch peut crois pense plutôt quizás quizá quizas quiza creo
+pienso forse penso credo talvez acho misschien denk geloof""".split()) | _CONDITION_WORDS
+
+
+@lru_cache(maxsize=65536)
+def is_doubt(word: str) -> bool:
+    """Whether the lower-cased ``word``, written after an answer, makes it a guess, an
+    assumption, a conditional value or a correction (every doubt is also a hedge)."""
+    if word in DOUBT_WORDS:
+        return True
+    return word.startswith(_HEDGE_STEMS) and not word.startswith(_NOT_HEDGE_PREFIXES)
+
+
 @lru_cache(maxsize=65536)
 def is_hedge(word: str) -> bool:
     """Whether the lower-cased ``word`` hedges, corrects or qualifies a stated value."""
-    if word in HEDGE_WORDS:
+    if word in HEDGE_WORDS or word in DOUBT_WORDS:
         return True
     if word.startswith(_NOT_HEDGE_PREFIXES):
         return False

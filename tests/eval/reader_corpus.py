@@ -86,7 +86,7 @@ def _number_words() -> Dict[str, Form]:
 def _speaker_cuts() -> Dict[str, Form]:
     labels = ["**Information holder**:", "**Information holder:**", "*Information holder*:",
               "__Information holder__:", "> **Information holder:**", "Information Holder (responder):",
-              "- **User**:", "**User:**", "Human:", "[User]:", "**System**:",
+              "- **User**:", "**User:**", "Human:", "[User]:",
               "The information holder replies:", "Information holder says:", "**Responder**:"]
     tokens = ["<|im_end|>\n<|im_start|>user\n", "<end_of_turn>\n<start_of_turn>user\n",
               "<|eot_id|><|start_header_id|>user<|end_header_id|>\n\n",
@@ -117,6 +117,12 @@ def _speaker_cuts() -> Dict[str, Form]:
         lambda r, w, s: f"<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>ANSWER: {r}<|END_OF_TURN_TOKEN|>", True)
     forms["not a label: a system of equations"] = (
         lambda r, w, s: f"System of equations: two unknowns.\nANSWER: {r}", True)
+    forms["not a label: a System heading mid-message"] = (
+        lambda r, w, s: f"Let me write it out.\n**System**:\n- {s} unknown\nANSWER: {r}", True)
+    forms["not a label: a holder label on the first line (a recap)"] = (
+        lambda r, w, s: f"Information holder: {s} is not given.\n\nANSWER: {r}", True)
+    forms["not a label: the holder named without a colon"] = (
+        lambda r, w, s: f"REQUEST: What is {s}?\nThe information holder says {s} is known.\nANSWER: {r}", True)
     forms["not a label: user-facing"] = (lambda r, w, s: f"User-facing note: exact.\nANSWER: {r}", True)
     forms["not a label: Holder's inequality"] = (
         lambda r, w, s: f"Holder's inequality is not needed.\nANSWER: {r}", True)

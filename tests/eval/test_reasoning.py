@@ -55,7 +55,7 @@ def test_split_reasoning(text, visible, reasoning):
     ("Solver: ANSWER: 3", None, "answer", "3", None),
     ("**Assistant:** REQUEST: What is c?", None, "request", "What is c?", None),
     ("REQUEST: c?\nInformation holder: c = -2\nSolver: ANSWER: 3", None, "request", "c?", None),
-    ("Information holder: c = -2\nANSWER: 3", None, "format_error", "", "empty"),
+    ("Information holder: c = -2\nANSWER: 3", None, "answer", "3", None),   # a first-line label is narrative
     ("I cannot give a final answer yet; what is P(H)?", None, "format_error", "", None),
     ("The final answer depends on P(H), which I do not know.", None, "format_error", "", None),
     ("If P(H) were 1/2, the answer would be \\boxed{1/3}. I need P(H).", None, "format_error", "", None),
@@ -76,7 +76,8 @@ def test_the_cut_is_recorded():
     assert reading.cut == {"line": 2, "speaker": "Information holder: c = -2",
                            "dropped": "Information holder: c = -2\nSolver: ANSWER: 3"}
     assert reading.visible == "REQUEST: What is c?\n"
-    assert read_message("1 request(s) left.\nANSWER: 3").cut["line"] == 1
+    assert read_message("1 request(s) left.\nANSWER: 3").cut is None          # the first line: narrative
+    assert read_message("Let me see.\n1 request(s) left.\nANSWER: 3").cut["line"] == 2
 
 
 # ---------------------------------------------------------------- the corpora
