@@ -160,7 +160,8 @@ def respond(row: Row, request: str, requests_left: Optional[int] = None) -> Dict
         out: Dict[str, Any] = {"decision": "format_error", "shown": None, "constraint": None,
                                "canonical": False}
     else:
-        result = decide(ResponderCall(list(inst.responder), action.text, inst.family, 0))
+        result = decide(ResponderCall(list(inst.responder), action.text, inst.family, 0,
+                                          inst.view.question))
         constraint = result.quoted_constraint if result.decision == "offer" else None
         out = {"decision": result.decision, "shown": result.shown, "constraint": constraint,
                "canonical": constraint in {h.constraint for h in inst.hints}}

@@ -81,7 +81,7 @@ def audit_records(records: Sequence[Tuple[Mapping[str, Any], Instance]], decide:
         replies = [t for t in transcript.get("turns") or [] if t.get("role") == "responder"]
         for index, turn in enumerate(replies):
             request = turn.get("request") or ""
-            ruled = decide(ResponderCall(list(inst.responder), request, inst.family, 0))
+            ruled = decide(ResponderCall(list(inst.responder), request, inst.family, 0, inst.view.question))
             logged = (turn.get("decision"), turn.get("quoted_constraint") if turn.get("decision") == "offer" else None)
             rules = (ruled.decision, ruled.quoted_constraint if ruled.decision == "offer" else None)
             kind = outcome(logged, rules)

@@ -90,7 +90,8 @@ class Episode:
         if protocol.needs_responder(action, before):
             self._pending_request = action.text
             return ResponderCall(list(self.inst.responder), action.text, self.inst.family,
-                                 request_seed(self.run_seed, self.inst.id, self._turn, "responder"))
+                                 request_seed(self.run_seed, self.inst.id, self._turn, "responder"),
+                                 self.inst.view.question)
         self._tell(None)  # format error: remind, and the request is spent
         return None
 

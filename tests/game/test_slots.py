@@ -208,8 +208,8 @@ TABLE = [
     ("eigenvector_missing_entry", "What is the entry (1,0) of M squared?", {"(M²)[1][0]"}),
     ("eigenvector_missing_entry", "What is the eigenvalue?", {"lambda"}),
     ("eigenvector_missing_entry", "What is v[0]?", {"v[0]"}),
-    ("eigenvector_missing_entry", "What is M[1][1]? I will then compute (M^2)[1][0].",
-     {"M[1][1]", "(M²)[1][0]"}),
+    # a stated purpose is context in any wording (docs/benchmark.md §6, the request rule)
+    ("eigenvector_missing_entry", "What is M[1][1]? I will then compute (M^2)[1][0].", {"M[1][1]"}),
     ("laplace_grid", "What is u[1,0]?", {"u[1][0]"}),
     ("laplace_grid", "What is u_{1,0}?", {"u[1][0]"}),
     ("laplace_grid", "What is the value at cell (1,0)?", {"u[1][0]"}),

@@ -13,12 +13,15 @@ from mira_math.game.protocol import DECLINE_TEXT
 @dataclass(frozen=True)
 class ResponderCall:
     """All a responder may see: its private lines, the current request, and the family name
-    (the rules responder's notation table is per family). Never the history, question or answer."""
+    (the rules responder's notation table is per family); the rules responder also reads the
+    instance's question, only to recognise the target in the request's wording (an LLM
+    responder is never shown it). Never the history or the answer."""
 
     constraints: List[str]
     request: str
     family: str
     seed: int
+    question: str = ""
 
 
 @dataclass

@@ -16,7 +16,8 @@ from mira_math.game.slots import line_slot, read_request
 def decide(turn: ResponderCall) -> ResponderResult:
     """Offer the first private line whose slot is the one quantity the request names (a
     canonical line or a repeat of a solver fact alike); decline everything else."""
-    reading = read_request(turn.family, turn.request)
+    held = [line_slot(turn.family, line) for line in turn.constraints]
+    reading = read_request(turn.family, turn.request, turn.question, held)
     named = reading.own
     parsed = {"named": sorted(named), "foreign": sorted(reading.foreign)}
     if reading.too_long:

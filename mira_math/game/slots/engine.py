@@ -102,27 +102,142 @@ def strip_encoded(text: str) -> str:
 _VERBS = (r"(?:compute|computing|calculate|calculating|determine|determining|derive|deriving|evaluate|"
           r"evaluating|obtain|obtaining|reconstruct|reconstructing|recover|recovering|solve\s+for|"
           r"solving\s+for)")
-_VERBS_WIDE = r"(?:" + _VERBS[3:-1] + r"|find|finding|get|getting|work\s+out|working\s+out)"
+_VERBS_WIDE = r"(?:" + _VERBS[3:-1] + r"|find|finding|get|getting|work\s+out|working\s+out|answer|answering)"
+_SUBJECT = r"(?:I|we)"
+# Where a stated purpose starts inside a sentence: it runs to the end of the sentence.
 _PURPOSE = re.compile(
     r"(?:"
     # "I need it to compute P(H|E)", "we'd like this for finding R_eq", "so I can find x"
-    r"\b(?:I|we)\s*(?:'d|would|will|'ll)?\s*(?:need|want|like|use|am\s+going\s+to\s+use|plan\s+to\s+use)"
-    r"\s+(?:it|this|that|them|these|the\s+value|this\s+value|that\s+value)\s+(?:to|for|in\s+order\s+to)\s+"
-    r"(?:help\s+(?:me\s+|us\s+)?)?" + _VERBS_WIDE +
-    r"|\bso\s+(?:that\s+)?(?:I|we)\s+(?:can|could|may)\s+" + _VERBS_WIDE +
-    # "... (in order) to compute R_eq", "needed for computing x"
-    r"|\b(?:in\s+order\s+)?to\s+(?:help\s+(?:me\s+|us\s+)?)?" + _VERBS +
-    r"|\bfor\s+" + _VERBS +
-    # "..., I need it for the equivalent resistance"
-    r"|(?<=[.?!;,] )(?:I|we)\s+(?:need|want)\s+(?:it|this|that|them)\s+for"
-    r")\b[^.?!;\n]*",
+    r"\b" + _SUBJECT + r"\s*(?:'d|would|will|'ll)?\s*(?:need|want|like|use|am\s+going\s+to\s+use|plan\s+to\s+use)"
+    r"\s+(?:it|this|that|them|these|the\s+value|this\s+value|that\s+value)\s+(?:to|for|in\s+order\s+to)\b"
+    r"|\bso\s+(?:that\s+)?" + _SUBJECT + r"\b"
+    # "... (in order) to compute R_eq", "needed for computing x", "to find" only after "in order"
+    r"|\b(?:in\s+order\s+)?to\s+(?:help\s+(?:me\s+|us\s+)?)?" + _VERBS + r"\b"
+    r"|\bin\s+order\s+to\b|\bfor\s+the\s+purpose\s+of\b"
+    r"|\bfor\s+" + _VERBS + r"\b"
+    r"|\b(?:needed|required|necessary|useful|used|wanted)\s+(?:for|to|in\s+order\s+to)\b"
+    r"|\bwithout\s+(?:it|this|that|which|them)\b"
+    r"|\b(?:which|that)\s+" + _SUBJECT + r"\s*(?:'ll|'d|will|would|can|could|need\s+to|want\s+to|plan\s+to)?\s*"
+    r"(?:use|need|want)\b"
+    r"|\b(?:because|since|as)\s+" + _SUBJECT + r"\s+(?:need|want|am|are|'m|'re)\b"
+    r"|(?<=[.?!;,] )" + _SUBJECT + r"\s+(?:need|want)\s+(?:it|this|that|them)\s+for\b"
+    r")[^.?!;\n]*",
     re.IGNORECASE)
+
+# A clause opening a sentence that is context, not the question: a purpose ("To compute
+# P(H|E), ...", "In order to find ..."), a given ("Given P(E|H) and P(E|¬H), ...", "Since I
+# know ..."). It runs to the comma before the question or imperative, else to the first comma.
+_LEADING = re.compile(
+    r"^\s*(?:(?:in\s+order\s+)?to\s+(?:help\s+(?:me\s+|us\s+)?)?" + _VERBS_WIDE + r"\b"
+    r"|for\s+(?:the\s+purpose\s+of\s+)?" + _VERBS + r"\b|so\s+(?:that\s+)?" + _SUBJECT + r"\b"
+    r"|given\b|knowing\b|using\b|with\b|since\b|because\b|as\s+" + _SUBJECT + r"\b|from\b"
+    r"|if\s+" + _SUBJECT + r"\s+(?:want|need|are|am|'re|'m)\b)",
+    re.IGNORECASE)
+_ASKING = re.compile(r",\s*(?=(?:what|which|how|could|can|would|will|may|please|tell|give|share|provide|send|"
+                     r"state|let|do|does|is|are|I\s+need|I'd\s+like|I\s+would\s+like|I\s+want)\b)", re.IGNORECASE)
+
+# A whole sentence that is context: it states a purpose or recalls what is known, and asks
+# nothing ("It's needed to find P(H|E).", "I am trying to find x.", "I know P(E|H) = 2/3.").
+_CONTEXT_SENTENCE = re.compile(
+    r"^\s*(?:(?:note|also|btw|context|background)\s*[:,]\s*)?(?:"
+    r"(?:it|this|that|which|they|these)(?:'s|'ll|\s+is|\s+are|\s+will|\s+would|\s+should)?\s*(?:be\s+)?"
+    r"(?:needed|required|necessary|useful|used|for|to|help)\b"
+    r"|" + _SUBJECT + r"(?:'m|\s+am|'re|\s+are)\s+(?:trying|attempting|going|about|working|looking|aiming)\s+to\b"
+    r"|" + _SUBJECT + r"\s*(?:'d|would|will|'ll)?\s*(?:need|want|like|plan|intend|hope|aim)\s+"
+    r"(?:it|this|that|them|to\s+" + _VERBS_WIDE + r")\b"
+    r"|" + _SUBJECT + r"\s+(?:can|could|will|'ll|then)\s+(?:then\s+)?" + _VERBS_WIDE + r"\b"
+    r"|(?:then\s+)?" + _SUBJECT + r"(?:'ll|\s+will)?\s+be\s+able\s+to\b"
+    r"|without\s+(?:it|this|that|which|them)\b"
+    r"|(?:my|our|the)\s+(?:goal|aim|plan|task|objective|target)\b"
+    r"|(?:in\s+order\s+)?to\s+" + _VERBS_WIDE + r"\b|for\s+" + _VERBS + r"\b|so\s+(?:that\s+)?" + _SUBJECT + r"\b"
+    r"|" + _SUBJECT + r"\s+(?:already\s+)?(?:know|have|got|computed|found|was\s+given|were\s+given)\b"
+    r"|" + _SUBJECT + r"(?:'m|\s+am|'re|\s+are)\s+(?:given|told)\b"
+    r"|(?:the\s+problem|the\s+question|the\s+facts?)\s+(?:says|say|gives|give|states|state|tells|tell)\b"
+    r")", re.IGNORECASE)
+# A sentence ends at ".", "?", "!" or ";" before a capital, a quote or the end, or at a line
+# break ("congruence 3: x ≡ ? (mod ?)" is one sentence).
+_SENTENCES = re.compile(r"(?:[^.?!;\n]|[.?!;]+(?!\s+[A-Z\u00bf\u00a1\"'(]|\s*$|\s*\n))+(?:[.?!;]+|(?=\n)|$)|[.?!;\n]")
+_STATES_VALUE = re.compile(r"=\s*\(?\s*[-+]?\s*\d")
+# Words of asking: a sentence holding one is a request even when it states a value ("Please
+# give me p at x = 2.").
+_ASK_WORDS = re.compile(r"\b(?:please|give|tell|provide|share|send|state|show|what|which|how|need|want|like|"
+                        r"request|ask|could|can|would)\b", re.IGNORECASE)
 
 
 def strip_purpose(text: str) -> str:
     """``text`` without a stated purpose ("... I need it to compute P(H|E)", "... so I can find
     R_eq"): the quantity one wants to compute is not one being asked for."""
     return _PURPOSE.sub(" ", text)
+
+
+def asked_part(text: str) -> str:
+    """What a request asks (docs/benchmark.md §6, the request rule): its sentences without the
+    context, that is without a stated purpose, a given or a recap, before or after the
+    question, in its own sentence or not."""
+    kept: List[Tuple[str, bool]] = []           # (sentence, whether it only states values)
+    for m in _SENTENCES.finditer(text):
+        sentence = m.group(0)
+        if not sentence.strip(" .?!;\n"):
+            continue
+        for _ in range(3):                      # "To compute X, given Y, what is Z?"
+            lead = _LEADING.match(sentence)
+            if lead is None:
+                break
+            asking = _ASKING.search(sentence, lead.end())
+            comma = asking.start() if asking else sentence.find(",", lead.end())
+            if comma < 0:
+                sentence = ""                   # all of it is purpose or given
+                break
+            sentence = sentence[comma + 1:]
+        question = sentence.rstrip().endswith("?")
+        if not question and _CONTEXT_SENTENCE.match(sentence):
+            continue
+        stated = not question and bool(_STATES_VALUE.search(sentence)) and not _ASK_WORDS.search(sentence)
+        kept.append((strip_purpose(sentence), stated))
+    if any(not stated for _, stated in kept):   # values recalled beside a question are context
+        kept = [(s, stated) for s, stated in kept if not stated]
+    return " ".join(s for s, _ in kept)
+
+
+# An operator or a word that makes another quantity of a named one ("1 - P(H)", "P(H)^2",
+# "c + 1", "twice R2", "the square of x"): the request names a derived quantity.
+_DERIVED_BEFORE = re.compile(r"(?:(?:\d|\))\s*[-+*/·]|[*/·^]|\b(?:twice|double|triple|half|square|cube|"
+                             r"inverse|reciprocal|complement|negative|log|logarithm|sqrt|root)\s+(?:of\s+)?(?:the\s+)?)"
+                             r"\s*$", re.IGNORECASE)
+_DERIVED_AFTER = re.compile(r"^\s*(?:\^|\*\*|[-+*/·]\s*(?:\d|\()|\b(?:squared|cubed|times|plus|minus|divided|over)\b)",
+                            re.IGNORECASE)
+DERIVED = "(derived) "
+"""Prefix of the id of a quantity derived from a named one: no line holds it."""
+
+
+def _derived(text: str, spans: List[Tuple[int, int, Tuple[str, ...]]]) -> List[Tuple[int, int, Tuple[str, ...]]]:
+    out = []
+    for start, end, slots in spans:
+        if slots and slots[0] != META and (_DERIVED_BEFORE.search(text[max(0, start - 24):start])
+                                           or _DERIVED_AFTER.match(text[end:end + 24])):
+            slots = tuple(DERIVED + s for s in slots)
+        out.append((start, end, slots))
+    return out
+
+
+_ARTICLES = re.compile(r"\b(?:the|a|an)\b|[\s?.,:;!'\"`*_]+", re.IGNORECASE)
+_QUESTION_FRAME = re.compile(r"^\s*(?:in\s+[^,]{0,60},\s*)?(?:what|which)\s+(?:is|are)\s+", re.IGNORECASE)
+
+
+def _canon(text: str) -> str:
+    return _ARTICLES.sub("", text).lower()
+
+
+def question_phrases(question: str) -> Tuple[str, ...]:
+    """The target's own wording in an instance's question ("What is pi_2, the stationary
+    probability of state 2?" -> ``pi_2``, ``stationary probability of state 2``), each
+    canonical (lower case, no articles, spaces or punctuation)."""
+    if not isinstance(question, str) or not question:
+        return ()
+    first = normalise(question).split("?")[0]
+    body = _QUESTION_FRAME.sub("", first)
+    pieces = re.split(r",\s*(?:that\s+is,?\s*)?|\s+that\s+is,?\s+|\s+i\.e\.,?\s+", body, flags=re.IGNORECASE)
+    return tuple(c for c in (_canon(p) for p in pieces) if len(c) >= 3)
 
 
 MAX_REQUEST_CHARS = 600
@@ -387,12 +502,19 @@ class RequestReading:
 
 
 def request_text(text: str) -> str:
-    """A request as the grammars read it: normalised, encodings blanked, purpose dropped."""
-    return strip_purpose(strip_encoded(normalise(text)))
+    """A request as the grammars read it: normalised, encodings blanked, context dropped."""
+    return asked_part(strip_encoded(normalise(text)))
 
 
-def read_request(family: str, text: str) -> RequestReading:
-    """Everything ``text`` names, in ``family``'s notation and in every other family's.
+TARGET = "(target)"
+"""The id of the quantity an instance's question asks for, named in the question's own words."""
+
+
+def read_request(family: str, text: str, question: str = "", held: Sequence[str] = ()) -> RequestReading:
+    """Everything the asked part of ``text`` names, in ``family``'s notation and in every
+    other family's. With the instance's ``question``, the question's own wording of the target
+    names :data:`TARGET` too (``held``: the slots of the responder's lines, whose spans are
+    not searched for it, so "the coefficient of x[0] in row 2" is not the target x[0]).
 
     Never raises for any ``text``; an unknown family is a ``KeyError``."""
     grammar = _grammar(family)
@@ -402,12 +524,24 @@ def read_request(family: str, text: str) -> RequestReading:
         read = normalise(text)
         if len(read) > MAX_REQUEST_CHARS:
             return RequestReading(frozenset(), too_long=True)
-        read = strip_purpose(strip_encoded(read))
-        spans = grammar.scan(read)
-        own = frozenset(s for _, _, slots in spans for s in slots)
-        if len(own) != 1:     # declined whatever else it names: no need to look further
-            return RequestReading(own)
-        return RequestReading(own, _foreign(family, read, [(a, b) for a, b, _ in spans]))
+        read = asked_part(strip_encoded(read))
+        spans = _derived(read, grammar.scan(read))
+        own = set(s for _, _, slots in spans for s in slots)
+        phrases = question_phrases(question)
+        if phrases:
+            rest, last = [], 0
+            for start, end, slots in spans:
+                if set(slots) & set(held):
+                    rest.append(read[last:start])
+                    last = end
+            rest.append(read[last:])
+            residual = _canon(" ".join(rest))
+            if any(p in residual for p in phrases if p not in {_canon(h) for h in held}):
+                own.add(TARGET)
+        named = frozenset(own)
+        if len(named) != 1:     # declined whatever else it names: no need to look further
+            return RequestReading(named)
+        return RequestReading(named, _foreign(family, read, [(a, b) for a, b, _ in spans]))
     except Exception:   # defensive: a request must never crash an episode
         return RequestReading(frozenset())
 

@@ -64,14 +64,20 @@ def _bayes() -> List[Tuple[str, SlotSpec]]:
     hyp, evid = r"(?:the\s+hypothesis|H)", r"(?:the\s+evidence|E)"
     chance = r"(?:probability|chance|likelihood|odds)"
     not_h = r"(?:not\s+H|¬\s*H|the\s+complement(?:\s+of\s+H)?|H\s+is\s+(?:false|not\s+true))"
+    # A conditional in words, whatever the connective: "the probability of H given that E
+    # occurred", "the chance of H once E is observed", "... conditioned on E", "... after seeing E".
+    happened = (r"(?:\s+(?:is|was|has\s+been|had\s+been)\s+(?:true|observed|seen|detected|present|the\s+case)"
+                r"|\s+(?:occurred|occurs|happened|happens|holds|held|is\s+not\s+true))?")
+    connective = (r"\s*,?\s+(?:given|conditional\s+on|conditioned\s+on|after|once|when|whenever|if|under|"
+                  r"knowing|upon|in\s+light\s+of|on\s+condition|provided)"
+                  r"(?:\s+that|\s+(?:observing|seeing|learning|finding|detecting)(?:\s+that)?|\s+we\s+(?:observe|see|know))?"
+                  r"\s+(?:the\s+)?")
+    worded = (("¬H", not_h), ("¬E", r"(?:not\s+E|¬\s*E|E\s+(?:is\s+)?(?:false|not\s+observed|absent))"),
+              ("H", hyp), ("E", evid))
+    conditionals = [(rf"\b{chance}\s+(?:of\s+|that\s+)?(?:the\s+)?{pa}{happened}{connective}{pb}{happened}",
+                     f"P({a}|{b})") for a, pa in worded for b, pb in worded if a[-1] != b[-1]]
+    rules += [(r"\bposterior(?:\s+probability)?(?:\s+of\s+(?:the\s+)?(?:H|hypothesis))?\b", "P(H|E)")] + conditionals
     rules += [
-        (r"\bposterior(?:\s+probability)?(?:\s+of\s+H)?\b", "P(H|E)"),
-        (rf"\b{chance}\s+(?:of\s+|that\s+){hyp}(?:\s+is\s+true|\s+holds)?\s+"
-         rf"(?:given|after\s+observing|conditional\s+on)\s+{evid}\b", "P(H|E)"),
-        (rf"\b{chance}\s+(?:of\s+|that\s+){evid}(?:\s+is\s+observed|\s+occurs)?\s+"
-         rf"(?:given|under|if|when)\s+{not_h}", "P(E|¬H)"),
-        (rf"\b{chance}\s+(?:of\s+|that\s+){evid}(?:\s+is\s+observed|\s+occurs)?\s+"
-         rf"(?:given|under|if|when)\s+{hyp}(?:\s+is\s+true|\s+holds)?\b", "P(E|H)"),
         (rf"\b{chance}\s+(?:of\s+|that\s+){not_h}", "P(¬H)"),
         (rf"\b{chance}\s+(?:of\s+|that\s+){hyp}(?:\s+is\s+true|\s+holds)?\b", "P(H)"),
         (r"\bfalse[\s-]+(?:positive|alarm)(?:\s+(?:rate|probability))?\b", "P(E|¬H)"),

@@ -205,7 +205,11 @@ def _tomography() -> List[Tuple[str, SlotSpec]]:
 ))
 def _eigenvector() -> List[Tuple[str, SlotSpec]]:
     sq = r"\s*(?:\^\s*2|\*\*\s*2|\s+squared)"
-    m2 = r"(?:\(\s*M" + sq + r"\s*\)|M" + sq + ")"
+    # M times itself, however written: M·M, M*M, M M, MM, M times M, M @ M
+    prod = r"M\s*(?:·|\*|@|x|times|multiplied\s+by)?\s*M(?![A-Za-z0-9_])"
+    m2 = (r"(?:\(\s*(?:M" + sq + "|" + prod + r")\s*\)|M" + sq + "|" + prod
+          + r"|(?:the\s+)?square\s+of\s+(?:the\s+)?(?:matrix\s+)?M\b|M\s+multiplied\s+by\s+itself"
+          r"|(?:the\s+)?product\s+of\s+M\s+(?:with\s+itself|and\s+M)\b)")
     target = "(M²)[{0}][{1}]"
     of_m2 = r"\s+(?:of|in)\s+(?:the\s+)?(?:matrix\s+)?" + m2
     return [
