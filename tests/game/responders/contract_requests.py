@@ -144,6 +144,21 @@ PURPOSE.update({f: _with_target(f) for f in _PURPOSES})
 PURPOSE.update({f"{f} (target in words)": _with_words(f) for f in _PURPOSES_IN_WORDS})
 
 
+def _with_family_wording(fmt: str, k: int) -> Form:
+    def form(i: Instance, h: Hint) -> Optional[str]:
+        ws = _family_wordings(i)
+        return None if k >= len(ws) else fmt.format(S=h.slot, T=ws[k])
+    return form
+
+
+_PURPOSES_IN_FAMILY_WORDS = [
+    ("To compute {T}, what is {S}?", 0),
+    ("What is {S}? I need it for {T}.", 1),
+    ("I am trying to find {T}. What is {S}?", 2),
+    ("What is {S}, so that I can work out {T}?", 3),
+]
+
+
 def _labels(k: int, fmt: str) -> Form:
     def form(i: Instance, h: Hint) -> Optional[str]:
         ls = fact_labels(i)
@@ -286,6 +301,8 @@ def _target_forms() -> Dict[str, Form]:
 
 
 TARGET = _target_forms()
+PURPOSE.update({f"{f} (target in the family's words, {k})": _with_family_wording(f, k)
+                for f, k in _PURPOSES_IN_FAMILY_WORDS})
 
 
 # ---------------------------------------------------------------- derived and two quantities
