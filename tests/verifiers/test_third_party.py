@@ -83,3 +83,19 @@ def test_known_open_case(case_id):
     j = DISAGREEING.get(case_id)
     if j is not None:
         pytest.xfail(f"open: gold {j.gold}, read as {j.how[:160]}")
+
+
+def test_the_builder_keeps_only_exact_golds():
+    """The builder's gold reading (it runs against the sources' checkouts, not here)."""
+    sys.path.insert(0, str(tpa.DATA))
+    from build_corpora import gold_of
+
+    assert gold_of("$\\frac{1}{9}$")[0] == ("fraction", "1/9", [])
+    assert gold_of("1.200")[0] == ("fraction", "6/5", [])
+    assert gold_of("10{,}000")[0] == ("int", "10000", [])
+    assert gold_of("12\\frac{3}{5}")[0] == ("fraction", "63/5", [])
+    assert gold_of("(6,31,-1)")[0] == ("tuple", "(6, 31, -1)", ["x", "y", "z"])
+    for text, reason in (("0,111", "decimal comma"), ("$[0,1)$", "interval"), ("$\\sqrt{3}$", "symbolic"),
+                         ("$28\\%$", "percent"), ("$x > 5$", "inequality")):
+        gold, why = gold_of(text)
+        assert gold is None and reason in why, (text, why)
