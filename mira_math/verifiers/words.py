@@ -179,7 +179,7 @@ cubed power log ln exp mod modulo congruent isn aren wasn doesn don vs versus up
 respectively none undefined infinity inf nan disregard ignore scratch retract negative reciprocal
 inverse twice double triple square cube opposite complement negated think thinks thought believe
 believes seem seems seemed suppose assume assumed guessing hmm may might could would should must
-ish ballpark sure confident fairly pretty somewhere bet
+ish ballpark sure confident fairly pretty somewhere bet cannot without unknown missing determined
 reckon suspect feel feels appears appear imagine say said
 oder vielleicht ungefähr etwa nicht kein keine aber eher bzw beziehungsweise glaube denke
 sonst falsch nein korrigiert korrektur tatsächlich eigentlich ca

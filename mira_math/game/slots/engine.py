@@ -130,7 +130,9 @@ _PURPOSE = re.compile(
 _LEADING = re.compile(
     r"^\s*(?:(?:in\s+order\s+)?to\s+(?:help\s+(?:me\s+|us\s+)?)?" + _VERBS_WIDE + r"\b"
     r"|for\s+(?:the\s+purpose\s+of\s+)?" + _VERBS + r"\b|so\s+(?:that\s+)?" + _SUBJECT + r"\b"
-    r"|given\b|knowing\b|using\b|with\b|since\b|because\b|as\s+" + _SUBJECT + r"\b|from\b"
+    r"|given\b|knowing\b|using\b|with\b|since\b|because\b|as\s+" + _SUBJECT + r"\b|from\b|so\s+far\b"
+    r"|(?:here\s+is|here's|these\s+are|this\s+is)\s+what\s+" + _SUBJECT + r"\b|what\s+" + _SUBJECT + r"\s+(?:know|have)\b"
+    r"|(?:needed|required|necessary|useful)\s+(?:for|to|in\s+order\s+to)\b|without\b"
     r"|if\s+" + _SUBJECT + r"\s+(?:want|need|are|am|'re|'m)\b)",
     re.IGNORECASE)
 _ASKING = re.compile(r",\s*(?=(?:what|which|how|could|can|would|will|may|please|tell|give|share|provide|send|"
@@ -147,7 +149,7 @@ _CONTEXT_SENTENCE = re.compile(
     r"(?:it|this|that|them|to\s+" + _VERBS_WIDE + r")\b"
     r"|" + _SUBJECT + r"\s+(?:can|could|will|'ll|then)\s+(?:then\s+)?" + _VERBS_WIDE + r"\b"
     r"|(?:then\s+)?" + _SUBJECT + r"(?:'ll|\s+will)?\s+be\s+able\s+to\b"
-    r"|without\s+(?:it|this|that|which|them)\b"
+    r"|without\b|so\s+far\b|from\s+the\s+(?:problem|question|facts?|statement|data)\b"
     r"|(?:my|our|the)\s+(?:goal|aim|plan|task|objective|target)\b"
     r"|(?:in\s+order\s+)?to\s+" + _VERBS_WIDE + r"\b|for\s+" + _VERBS + r"\b|so\s+(?:that\s+)?" + _SUBJECT + r"\b"
     r"|" + _SUBJECT + r"\s+(?:already\s+)?(?:know|have|got|computed|found|was\s+given|were\s+given)\b"
@@ -156,12 +158,26 @@ _CONTEXT_SENTENCE = re.compile(
     r")", re.IGNORECASE)
 # A sentence ends at ".", "?", "!" or ";" before a capital, a quote or the end, or at a line
 # break ("congruence 3: x ≡ ? (mod ?)" is one sentence).
-_SENTENCES = re.compile(r"(?:[^.?!;\n]|[.?!;]+(?!\s+[A-Z\u00bf\u00a1\"'(]|\s*$|\s*\n))+(?:[.?!;]+|(?=\n)|$)|[.?!;\n]")
+_SENTENCES = re.compile(r"(?:[^.?!;\n]|[.?!]+(?!\s+[A-Z\u00bf\u00a1\"'(]|\s*$|\s*\n))+(?:[.?!;]+|(?=\n)|$)|[.?!;\n]")
 _STATES_VALUE = re.compile(r"=\s*\(?\s*[-+]?\s*\d")
 # Words of asking: a sentence holding one is a request even when it states a value ("Please
 # give me p at x = 2.").
 _ASK_WORDS = re.compile(r"\b(?:please|give|tell|provide|share|send|state|show|what|which|how|need|want|like|"
                         r"request|ask|could|can|would)\b", re.IGNORECASE)
+
+
+def _clause_end(sentence: str, start: int) -> int:
+    """Where a leading clause ends: its first comma, colon or dash outside brackets (-1: none)."""
+    depth = 0
+    for i in range(start, len(sentence)):
+        ch = sentence[i]
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth <= 0 and (ch in ",:" or sentence.startswith(" - ", i)):
+            return i
+    return -1
 
 
 def strip_purpose(text: str) -> str:
@@ -179,19 +195,22 @@ def asked_part(text: str) -> str:
         sentence = m.group(0)
         if not sentence.strip(" .?!;\n"):
             continue
+        question = sentence.rstrip().endswith("?")
+        if not question and _LEADING.match(sentence) is None and _CONTEXT_SENTENCE.match(sentence):
+            continue
+        led = False
         for _ in range(3):                      # "To compute X, given Y, what is Z?"
             lead = _LEADING.match(sentence)
             if lead is None:
                 break
             asking = _ASKING.search(sentence, lead.end())
-            comma = asking.start() if asking else sentence.find(",", lead.end())
+            comma = asking.start() if asking else _clause_end(sentence, lead.end())
             if comma < 0:
                 sentence = ""                   # all of it is purpose or given
                 break
-            sentence = sentence[comma + 1:]
-        question = sentence.rstrip().endswith("?")
-        if not question and _CONTEXT_SENTENCE.match(sentence):
-            continue
+            sentence, led = sentence[comma + 1:], True
+        if not question and (_CONTEXT_SENTENCE.match(sentence) or (led and not _ASK_WORDS.search(sentence))):
+            continue                            # a purpose, or a given / recap that asks nothing
         stated = not question and bool(_STATES_VALUE.search(sentence)) and not _ASK_WORDS.search(sentence)
         kept.append((strip_purpose(sentence), stated))
     if any(not stated for _, stated in kept):   # values recalled beside a question are context
@@ -201,10 +220,10 @@ def asked_part(text: str) -> str:
 
 # An operator or a word that makes another quantity of a named one ("1 - P(H)", "P(H)^2",
 # "c + 1", "twice R2", "the square of x"): the request names a derived quantity.
-_DERIVED_BEFORE = re.compile(r"(?:(?:\d|\))\s*[-+*/·]|[*/·^]|\b(?:twice|double|triple|half|square|cube|"
-                             r"inverse|reciprocal|complement|negative|log|logarithm|sqrt|root)\s+(?:of\s+)?(?:the\s+)?)"
-                             r"\s*$", re.IGNORECASE)
-_DERIVED_AFTER = re.compile(r"^\s*(?:\^|\*\*|[-+*/·]\s*(?:\d|\()|\b(?:squared|cubed|times|plus|minus|divided|over)\b)",
+_DERIVED_BEFORE = re.compile(r"(?:(?:\d|\))\s*[-+*/·]\s*|[*/·^]\s*|(?<![A-Za-z0-9_)\]])-|\b(?:twice|double|triple|"
+                             r"half|square|cube|inverse|reciprocal|complement|negative|log|logarithm|sqrt|root|times|"
+                             r"plus|minus)\s+(?:of\s+)?(?:the\s+)?)\(?\s*$", re.IGNORECASE)
+_DERIVED_AFTER = re.compile(r"^\s*\)?\s*(?:\^|\*\*|[-+*/·]\s*(?:\d|\()|\b(?:squared|cubed|times|plus|minus|divided|over)\b)",
                             re.IGNORECASE)
 DERIVED = "(derived) "
 """Prefix of the id of a quantity derived from a named one: no line holds it."""

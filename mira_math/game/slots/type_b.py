@@ -214,6 +214,7 @@ def _eigenvector() -> List[Tuple[str, SlotSpec]]:
     of_m2 = r"\s+(?:of|in)\s+(?:the\s+)?(?:matrix\s+)?" + m2
     return [
         (m2 + PAIR, target),
+        (m2 + r"\s*'s\s+(?:(?:entry|element)\s+)?(?:at\s+)?" + BARE_PAIR + r"(?:[\s-]*(?:entry|element))?", target),
         (r"\b(?:entry|element)\s+(?:of\s+" + m2 + r"\s+)(?:at\s+)?" + BARE_PAIR, target),
         (r"(?:\b(?:entry|element)\s+)?" + BARE_PAIR + r"(?:[\s-]*(?:entry|element))?" + of_m2, target),
         (ROW_COL + of_m2, target),
