@@ -144,11 +144,12 @@ def respond(row: Row, request: str, requests_left: Optional[int] = None) -> Dict
     """The rules responder's reply to one solver turn, read exactly as ``mira-math eval``
     reads it (:func:`mira_math.game.reading.read_message`: reasoning blocks removed, the
     message cut where it speaks for the information holder, then its last action line).
-    Returns ``decision`` (``offer``, ``decline``, or ``format_error`` for a message whose
-    action is not a request: no action line, an empty reply, an answer), ``shown`` (what the
-    solver sees; None for a format error), ``constraint`` (the private line offered),
-    ``canonical`` (whether it states the missing fact) and ``message``: the next user message
-    of the conversation (with the budget line when ``requests_left`` is given)."""
+    Returns ``decision`` (``offer``, ``decline``, ``format_error`` for a message with no
+    action line or no visible text, ``answer`` for an answer, which ends the episode),
+    ``shown`` (what the solver sees; None for a format error or an answer), ``constraint``
+    (the private line offered), ``canonical`` (whether it states the missing fact) and
+    ``message``: the next user message of the conversation (with the budget line when
+    ``requests_left`` is given; None after an answer)."""
     from mira_math.game.prompts import FORMAT_ERROR_TEMPLATE, REPLY_TEMPLATE, reply_message
     from mira_math.game.reading import read_message
     from mira_math.game.responders.base import ResponderCall
@@ -156,6 +157,8 @@ def respond(row: Row, request: str, requests_left: Optional[int] = None) -> Dict
 
     inst = instance(row)
     action = read_message(request).action
+    if action.kind == "answer":       # the episode ends: there is no next user message
+        return {"decision": "answer", "shown": None, "constraint": None, "canonical": False, "message": None}
     if action.kind != "request":
         out: Dict[str, Any] = {"decision": "format_error", "shown": None, "constraint": None,
                                "canonical": False}
@@ -171,6 +174,17 @@ def respond(row: Row, request: str, requests_left: Optional[int] = None) -> Dict
     else:
         out["message"] = reply_message(out["shown"], requests_left, requests_left <= 0)
     return out
+
+
+def history_text(message: object, reasoning: Optional[str] = None) -> str:
+    """The solver message as ``mira-math eval`` keeps it in the conversation for the next turn:
+    reasoning blocks (and the server's ``reasoning``) removed, cut where it speaks for another
+    party (:func:`mira_math.game.reading.read_message`'s ``visible`` text, stripped). Send this
+    back to the model, not the raw reply: the raw reply would show it its own invented holder
+    lines and reasoning, which ``eval`` never does."""
+    from mira_math.game.reading import read_message
+
+    return read_message(message, reasoning).visible.strip()
 
 
 class Answer(str):
@@ -270,6 +284,7 @@ def run_episode(row: Row, chat: Callable[[List[Message]], str], regime: str = "z
 
 
 __all__ = ["__version__", "DEFAULT_CONFIG", "DEFAULT_RELEASE", "RELEASE_PATH", "SPLIT", "Answer", "MissingExtra",
+           "history_text",
            "RowError", "budget", "card_metadata", "configs", "extract_answer", "features", "initial_messages",
            "instance", "load", "render_readme", "respond", "run_episode", "score_answer", "score_value",
            "verify", "verify_value"]

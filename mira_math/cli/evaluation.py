@@ -185,7 +185,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
           f"{result.calls.get('solver_requests', result.calls.get('solver_calls', 0))} solver calls, "
           f"{result.wall_s:.2f} s")
     if result.all_replies_empty:
-        print(f"warning: {args.out}: {empty_replies_warning(result.empty_solver_turns)} "
+        print(f"warning: {args.out}: {empty_replies_warning(result.empty_solver_turns, result.reasoning_only_turns)} "
               "(recorded in its manifest)", file=sys.stderr)
     if result.responder_errors:
         every = result.responder_errors == result.responder_turns

@@ -269,6 +269,7 @@ class RunResult:
     responder_errors: int = 0         # ... of which logged an error (unparsable output, ...)
     solver_turns: int = 0             # solver replies recorded in this invocation
     empty_solver_turns: int = 0       # ... with no visible text (content null, reasoning only)
+    reasoning_only_turns: int = 0     # ... of which reasoning came back
 
     @property
     def all_replies_empty(self) -> bool:
@@ -281,9 +282,18 @@ WARNINGS = "warnings"
 EMPTY_REPLIES = "empty_replies"
 
 
-def empty_replies_warning(empty: int) -> str:
-    return (f"every solver reply ({empty}) was empty (content null or reasoning only): is the "
-            "answer going to the reasoning field, or --max-tokens spent on thinking?")
+def empty_replies_warning(empty: int, reasoning_only: int = 0) -> str:
+    """What an all-empty run saw: replies with no text at all, and replies whose only text was
+    reasoning (each kind gets its own likely cause)."""
+    blank = empty - reasoning_only
+    seen = []
+    if blank:
+        seen.append(f"{blank} with no content (null, an empty string or no text part): check what the "
+                    "server returns as the message content")
+    if reasoning_only:
+        seen.append(f"{reasoning_only} with reasoning only: is the answer going to the reasoning field, "
+                    "or --max-tokens spent on thinking?")
+    return f"every solver reply ({empty}) had no visible text: " + "; ".join(seen)
 
 
 def _flag_empty_replies(out: Path, result: "RunResult") -> None:
@@ -295,7 +305,7 @@ def _flag_empty_replies(out: Path, result: "RunResult") -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     warnings = dict(data.get(WARNINGS) or {})
     if result.all_replies_empty:
-        warnings[EMPTY_REPLIES] = empty_replies_warning(result.empty_solver_turns)
+        warnings[EMPTY_REPLIES] = empty_replies_warning(result.empty_solver_turns, result.reasoning_only_turns)
     elif EMPTY_REPLIES not in warnings:
         return
     else:
@@ -378,7 +388,7 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Solv
     total = len(selection.instances) * config.epochs
     todo_count = total - sum(1 for key in finished if selection.has_id(sample_of(key)[0]))
     stats = {"correct": 0, "errors": 0, "done": 0, "responder_turns": 0, "responder_errors": 0,
-             "solver_turns": 0, "empty_solver_turns": 0}
+             "solver_turns": 0, "empty_solver_turns": 0, "reasoning_only_turns": 0}
     bar = None
     if progress:
         from tqdm import tqdm
@@ -402,6 +412,7 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Solv
             else:
                 stats["solver_turns"] += 1
                 stats["empty_solver_turns"] += getattr(turn, "format_error", None) in ("empty", "reasoning_only")
+                stats["reasoning_only_turns"] += getattr(turn, "format_error", None) == "reasoning_only"
         if bar is not None:
             bar.update(1)
 
@@ -433,7 +444,8 @@ def _run_locked(out: Path, selection: Selection, config: RunConfig, solver: Solv
                        errors=stats["errors"], calls=calls,
                        wall_s=time.perf_counter() - started, repaired=log.repaired,
                        responder_turns=stats["responder_turns"], responder_errors=stats["responder_errors"],
-                       solver_turns=stats["solver_turns"], empty_solver_turns=stats["empty_solver_turns"])
+                       solver_turns=stats["solver_turns"], empty_solver_turns=stats["empty_solver_turns"],
+                       reasoning_only_turns=stats["reasoning_only_turns"])
     _flag_empty_replies(out, result)
     return result
 

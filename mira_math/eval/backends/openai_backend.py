@@ -271,6 +271,49 @@ def repaired_text(text: Optional[str], meta: Dict[str, Any]) -> Optional[str]:
     return fixed
 
 
+# Content part types: text (joined), reasoning (kept as the turn's reasoning, never read for an
+# action), refusal. Any other part (an image, a tool call, audio) cannot be a solver message.
+_TEXT_PARTS = frozenset({"text", "output_text", "input_text"})
+_REASONING_PARTS = frozenset({"thinking", "reasoning", "reasoning_text", "reasoning_content", "summary_text",
+                              "redacted_thinking"})
+
+
+def read_content(content: Any) -> Tuple[str, Optional[str], Optional[str], Optional[str]]:
+    """A message's ``content`` as ``(text, reasoning, refusal, unreadable)``: a string, null,
+    or a list of content parts (``[{"type": "text", "text": ...}]``, a ``thinking`` part
+    first as some reasoning-model APIs send). ``unreadable`` names the shape when it is none of
+    these (the instance's error), else None."""
+    if content is None:
+        return "", None, None, None
+    if isinstance(content, str):
+        return content, None, None, None
+    if not isinstance(content, list):
+        return "", None, None, f"a JSON {type(content).__name__}, not a string or a list of parts"
+    texts: List[str] = []
+    thoughts: List[str] = []
+    refusals: List[str] = []
+    for i, part in enumerate(content):
+        if isinstance(part, str):
+            texts.append(part)
+            continue
+        kind = part.get("type") if isinstance(part, dict) else None
+        if not isinstance(kind, str):
+            return "", None, None, f"a list whose part {i} is {type(part).__name__} without a type"
+        said = next((part[k] for k in ("text", "thinking", "reasoning", "refusal", "content")
+                     if isinstance(part.get(k), str)), None)
+        if kind in _TEXT_PARTS and said is not None:
+            texts.append(said)
+        elif kind in _REASONING_PARTS:
+            if said:
+                thoughts.append(said)
+        elif kind == "refusal" and said is not None:
+            refusals.append(said)
+        else:
+            return "", None, None, f"a list with a part of type {kind!r} (part {i}), which is no text"
+    return ("".join(texts), "\n\n".join(thoughts) if thoughts else None,
+            "\n".join(refusals) if refusals else None, None)
+
+
 def _usage_from_json(usage: Optional[Dict[str, Any]]) -> Optional[Dict[str, Any]]:
     if usage is None:
         return None
@@ -582,10 +625,13 @@ class OpenAIBackend:
             return Completion(error="EmptyResponse: the reply has no choices", meta=meta)
         choice = choices[0]
         message: Dict[str, Any] = choice["message"] if isinstance(choice.get("message"), dict) else {}
-        content = message.get("content")
-        text = content if isinstance(content, str) else ""
-        refusal = message.get("refusal") if isinstance(message.get("refusal"), str) else None
+        text, parts_thought, parts_refusal, shape = read_content(message.get("content"))
+        if shape is not None:
+            return Completion(error=f"UnreadableContent: the reply's content is {shape}", meta=meta)
+        refusal = message.get("refusal") if isinstance(message.get("refusal"), str) else parts_refusal
         thought = message.get("reasoning_content", message.get("reasoning"))
+        if parts_thought:
+            thought = "\n\n".join([thought, parts_thought] if isinstance(thought, str) and thought else [parts_thought])
         text, refusal = repaired_text(text, meta) or "", repaired_text(refusal, meta)
         if isinstance(thought, str) and thought:
             thought = repaired_text(thought, meta)
