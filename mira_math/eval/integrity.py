@@ -1,8 +1,11 @@
 """Scores from answers, not from flags: what ``score`` checks before it trusts a transcript.
 
-A run directory is plain files; anyone can flip ``verdict.correct`` or append a line. So every
-transcript's final answer is judged again with the verifier and must agree with the stored
-verdict, and every id must be one the run's selection picks (recomputed from the manifest's
+A run directory is plain files; anyone can flip ``verdict.correct``, rewrite ``final_answer``,
+delete the turns or append a line. So every transcript's final answer is read again from the
+raw text of its last solver turn (the one reader, :func:`mira_math.game.reading.read_message`)
+and must equal the recorded one, a transcript without solver turns is refused, the final answer
+is judged again with the verifier and must agree with the stored verdict, every epoch must be
+one the run has, and every id must be one the run's selection picks (recomputed from the manifest's
 dataset files and selection options), with the manifest's instance count equal to that
 selection's size. A disagreement is a :class:`ScoringError` naming the file and line.
 
@@ -21,7 +24,9 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from mira_math.eval.rundir.dataset import Dataset, Judge, Key, file_judges, resolve_data_file
-from mira_math.eval.rundir.files import ScoringError
+from mira_math.eval.rundir.files import ScoringError, preview
+from mira_math.eval.rundir.runs import run_epochs
+from mira_math.game.reading import read_message
 from mira_math.verifiers.parse import AnswerContext
 from mira_math.verifiers.verify import verify_answer
 
@@ -65,22 +70,63 @@ class RunGuard:
             raise IntegrityError(f"{self.where}: field 'dataset.instances': {count!r}, but the run's "
                                  f"selection picks {picked} instances: the manifest was edited")
         self._memo: Dict[Tuple[Judge, str], bool] = {}
+        config = manifest.get("config") or {}
+        self.epochs = run_epochs(config)
+        self.ask_first = config.get("protocol") == "ask-first"
+        self._readings: Dict[str, Tuple[str, str]] = {}
 
     def check(self, row: Mapping[str, Any], key: Key, where: str) -> None:
-        """Refuse a transcript outside the selection or whose stored verdict is not the verifier's."""
+        """Refuse a transcript outside the selection or the run's epochs, without solver turns,
+        whose final answer is not its last solver turn's, or whose stored verdict is not the
+        verifier's."""
         if self.selected is not None and key not in self.selected:
             raise IntegrityError(f"{where}: instance {key[1]} is not in this run's selection "
                                  f"(see {self.where}): a transcript of another run or an added line")
+        epoch = row.get("epoch", 0)
+        if type(epoch) is int and epoch >= self.epochs:
+            raise IntegrityError(f"{where}: field 'epoch': {epoch}, but the run has {self.epochs} epoch(s) "
+                                 f"(see {self.where}): an added line")
         if row.get("error") is not None:
             return                              # errored transcripts are counted apart
+        answer = row.get("final_answer")
+        reread = self.final_answer(row, where)
+        if reread != answer:
+            raise IntegrityError(f"{where}: field 'final_answer' is {preview(answer)} but the last solver turn "
+                                 f"reads as {preview(reread)}: the transcript was edited (or written by "
+                                 "another reader)")
         verdict = row.get("verdict")
         stored = verdict.get("correct", False) if isinstance(verdict, dict) else False
-        answer = row.get("final_answer")
         actual = False if answer is None else self.judge(key, str(answer))
         if stored is not actual:
             raise IntegrityError(f"{where}: field 'verdict.correct' is {json.dumps(stored)} but the "
                                  f"verifier judges the final answer {'correct' if actual else 'wrong'}: "
                                  "the transcript was edited (or written by another verifier)")
+
+    def final_answer(self, row: Mapping[str, Any], where: str) -> Optional[str]:
+        """The final answer as the episode read it from the raw text of the last solver turn
+        (a cut-off or refused reply is no answer), or None."""
+        turns = row.get("turns")
+        solver = [(n, t) for n, t in enumerate(turns) if isinstance(t, dict) and t.get("role") == "solver"] \
+            if isinstance(turns, list) else []
+        if not solver:
+            raise IntegrityError(f"{where}: field 'turns': no solver turn, so no answer can be read: "
+                                 "the transcript was edited")
+        n, last = solver[-1]
+        raw = last.get("raw")
+        if not isinstance(raw, str):
+            raise IntegrityError(f"{where}: field 'turns[{n}].raw': expected the solver's text, got {preview(raw)}")
+        if last.get("finish_reason") == "length" or last.get("refusal"):
+            return None
+        found = self._readings.get(raw)
+        if found is None:
+            action = read_message(raw).action
+            found = (action.kind, action.text)
+            if len(self._readings) < 65536:     # scripted runs repeat their messages
+                self._readings[raw] = found
+        kind, text = found
+        if kind != "answer" or (self.ask_first and last.get("action") == "format_error"):
+            return None                         # ask-first: an answer before any request is refused
+        return text
 
     def judge(self, key: Key, text: str) -> bool:
         judge = self.judges.get(key)

@@ -31,7 +31,8 @@ def episode(inst, kind):
     """kind 0: ask, get the canonical line, answer right; 1: ask, declined, answer wrong;
     2: no request, answer wrong."""
     line = inst.hints[0].constraint
-    turns = [SolverTurn("ANSWER: 0", "answer", "0", False)]
+    said = inst.answer.value if kind == 0 else "x"
+    turns = [SolverTurn(f"ANSWER: {said}", "answer", said, False)]
     if kind < 2:
         turns = [SolverTurn("REQUEST: x", "request", "x", False),
                  ResponderTurn("x", "offer", line, True, line) if kind == 0
@@ -47,7 +48,7 @@ def write_run(run_dir, solver, regime, pattern, instances=INSTANCES, selected=No
         rows.append(Transcript(
             id=inst.id, family=inst.family, type=inst.type, difficulty=inst.difficulty, budget=inst.budget,
             solver=solver, responder="rules", regime=regime, condition="standard", turns=episode(inst, kind),
-            final_answer=inst.answer.value if kind == 0 else "x", ended_by="answer",  # score re-verifies
+            final_answer=inst.answer.value if kind == 0 else "x", ended_by="answer",  # score re-reads it
             verdict={"correct": kind == 0, "expected": inst.answer.value, "parsed": "0", "reason": ""},
             tokens_est=1.3 * (n + 1)).to_json_line())
     ids = [i.id for i in instances]             # score checks every id against the selection

@@ -64,11 +64,16 @@ def transcript(iid, turns, correct, tokens, regime="zs", solver="model-x", error
     return Transcript(
         id=iid, family=inst.family, type=inst.type, difficulty=inst.difficulty, budget=inst.budget,
         solver=solver, responder="rules", regime=regime, condition="standard", turns=turns,
-        final_answer=None if error else (inst.answer.value if correct else "x"),  # score re-verifies
+        final_answer=None if error else _last_answer(turns),   # score re-reads it from the turns
         ended_by=None if error else "answer",
         verdict=None if error else {"correct": correct, "expected": inst.answer.value, "parsed": "x",
                                     "reason": "ok" if correct else "wrong"},
         tokens_est=tokens, error=error)
+
+
+def _last_answer(turns):
+    solver = [turn for turn in turns if isinstance(turn, SolverTurn)]
+    return solver[-1].content if solver and solver[-1].action == "answer" else None
 
 
 def write_run(run_dir, transcripts, regime="zs", solver="model-x", run_hash=None, shard=None,
@@ -336,7 +341,8 @@ def test_canonical_offers_are_judged_by_the_dataset_not_the_logged_flag(tmp_path
 
 def test_four_shot_minus_zero_shot_per_family(tmp_path):
     zs = write_run(tmp_path / "zs", standard_transcripts())
-    better = [transcript(t.id, t.turns, True, t.tokens_est, regime="4s", error=t.error)
+    better = [transcript(t.id, t.turns if t.error else t.turns[:-1] + [answer(INSTANCES[t.id].answer.value)],
+                         True, t.tokens_est, regime="4s", error=t.error)
               for t in standard_transcripts("4s")]
     fs = write_run(tmp_path / "4s", better, regime="4s")
     other = write_run(tmp_path / "y", standard_transcripts(solver="model-y"), solver="model-y")
