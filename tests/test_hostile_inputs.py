@@ -27,6 +27,7 @@ import pytest
 
 from mira_math.cli.main import main
 from mira_math.eval.rundir import MANIFEST, TRANSCRIPTS
+from mira_math.generators.build import RELEASE_VERSION
 from mira_math.generators.layout import DEFAULT_RELEASE, data_path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -463,7 +464,7 @@ def _closed_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.mark.parametrize("tag", [[], ["--tag", "v1.0.0"]], ids=["untagged", "tagged"])
+@pytest.mark.parametrize("tag", [[], ["--tag", f"v{RELEASE_VERSION}"]], ids=["untagged", "tagged"])
 def test_publish_offline_is_one_line(tag, tiny_release, tmp_path):
     """The real Hub client against a closed port on 127.0.0.1 (no network): one line naming
     the step that failed, nothing changed, exit 1."""
@@ -493,11 +494,11 @@ def test_publish_failing_at_each_step_says_what_was_done(failing, tiny_release, 
     api.upload_folder.return_value = mock.Mock(oid="abc123")
     getattr(api, failing).side_effect = OSError("Network is unreachable\nsecond line")
     monkeypatch.setattr(hub, "HfApi", lambda: api)
-    argv = ["publish", "--repo-id", "someone/mira", "--dir", str(tiny_release), "--tag", "v1.0.0"]
+    argv = ["publish", "--repo-id", "someone/mira", "--dir", str(tiny_release), "--tag", f"v{RELEASE_VERSION}"]
     outcome = run_cli(argv, capsys)
     assert_one_line(outcome, "someone/mira", argv)
     assert outcome.code == 1 and "(OSError: Network is unreachable second line)" in outcome.errors[0]
-    steps = ["creating the repo", "uploading the release", "tagging v1.0.0"]   # eval.yaml is in the release
+    steps = ["creating the repo", "uploading the release", f"tagging v{RELEASE_VERSION}"]  # eval.yaml is in it
     done = steps[:["create_repo", "upload_folder", "create_tag"].index(failing)]
     if done:
         assert f"done before it: {', '.join(done)}; run the same command again" in outcome.errors[0]

@@ -1,5 +1,5 @@
 """The data subcommands of ``mira-math`` (``generate``, ``validate``, ``verify``,
-``check-disjoint``, ``publish``, ``import-reference``); :mod:`mira_math.cli.main` adds them."""
+``check-disjoint``, ``stream-capacity``, ``publish``, ``import-reference``); :mod:`mira_math.cli.main` adds them."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from mira_math.generators import registry
-from mira_math.generators.layout import DEFAULT_RELEASE
+from mira_math.generators.layout import DEFAULT_RELEASE, RELEASE_NAME
 
 
 def non_negative_int(text: str) -> int:
@@ -75,6 +75,18 @@ def progress_bar(total: int, desc: str, unit: str = "inst"):
     return tqdm(total=total, desc=desc, unit=unit, disable=None, leave=False)
 
 
+def inside_package(out: Path) -> Optional[str]:
+    """Why ``generate`` may not write ``out``: a folder inside the installed package (a wheel's
+    bundled release among them) would change what every later command reads; None if it may."""
+    from mira_math.generators.layout import PACKAGE_DIR
+
+    target, package = out.resolve(), PACKAGE_DIR.resolve()
+    if target == package or package in target.parents:
+        return (f"{out}: inside the installed package ({package}); write the release elsewhere "
+                "with --out DIR (without --out it goes to ./mira-math)")
+    return None
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
     from mira_math.generators.build import layout
     from mira_math.generators.capacity import capacity_report
@@ -102,10 +114,14 @@ def cmd_generate(args: argparse.Namespace) -> int:
         seed_set = SeedSet(args.seed_set, random_master_seed())
     else:
         seed_set = PUBLIC if public else SeedSet.named(args.seed_set)
-    out = args.out or DEFAULT_RELEASE
+    out = args.out if args.out is not None else Path(RELEASE_NAME)
+    inside = inside_package(out)
+    if inside:
+        print(f"mira-math generate: {inside}", file=sys.stderr)
+        return 2
     restore_release(out, "generate")
-    if args.out is not None:
-        check_out_folder(args.out, args.overwrite)
+    if args.out is not None or not (out / "release_info.json").is_file():
+        check_out_folder(out, args.overwrite)   # ./mira-math: a release folder there is rebuilt
     disjoint_from = [] if public else [public_split_reference()] + split_references(args.disjoint_from)
     total = len(layout(args.per_type, families, args.difficulties))
     for line in capacity_report(families, args.per_type, disjoint_from):
@@ -114,7 +130,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     with progress_bar(total, "generate") as bar:
         try:
-            multi = (multi_hint_spec(seed_set, args.multi_hint_per_type)
+            multi = (multi_hint_spec(seed_set, args.multi_hint_per_type, committed=args.commit)
                      if any(args.multi_hint_per_type.values()) else None)
             files = render_release(seed_set, args.per_type, families, args.difficulties,
                                    progress=lambda: bar.update(1), disjoint_from=disjoint_from,
@@ -306,6 +322,34 @@ def cmd_check_disjoint(args: argparse.Namespace) -> int:
     return 1 if total else 0
 
 
+def cmd_stream_capacity(args: argparse.Namespace) -> int:
+    """``stream-capacity``: drain each stream up to ``--horizon`` and print what it gives."""
+    from mira_math.integrations.sources import capacity
+
+    unknown = unknown_families(args.families or [])
+    if unknown:
+        print(f"mira-math stream-capacity: {unknown}", file=sys.stderr)
+        return 2
+    for source in ("stream", "train") if args.source == "both" else (args.source,):
+        for parts in args.parts:
+            try:
+                found = capacity(source, args.seed_set, args.families, parts, args.held_out,
+                                 args.horizon)
+            except ValueError as err:
+                print(f"mira-math stream-capacity: {err}", file=sys.stderr)
+                return 2
+            print(found.line())
+    return 0
+
+
+def _parts(text: str) -> tuple:
+    try:
+        parts = tuple(int(k) for k in text.split("+"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected k values joined by '+', e.g. 1 or 1+2; got {text!r}") from None
+    return parts
+
+
 def cmd_publish(args: argparse.Namespace) -> int:
     from mira_math.generators.publish import plan, publish, stage
 
@@ -375,8 +419,9 @@ def add_commands(sub) -> None:
 
     g = sub.add_parser("generate", help="build a split (default: the public 20/50 release)")
     g.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="output folder (default: the committed mira-math/ release folder; "
-                        "required for a held-out seed set)")
+                   help="output folder (default: ./mira-math, which in a checkout's root is the "
+                        "committed release; never inside the installed package; required for a "
+                        "held-out seed set)")
     g.add_argument("--types", choices=["A", "B", "AB"], default="AB", help="family types to build")
     g.add_argument("--families", nargs="+", metavar="NAME", help="only these families")
     g.add_argument("--difficulties", nargs="+", type=int, choices=[1, 2, 3], default=[1, 2, 3],
@@ -429,6 +474,19 @@ def add_commands(sub) -> None:
     c.add_argument("--max-shown", type=non_negative_int, default=20, metavar="N",
                    help="list at most N shared keys (sorted by the first folder's ids)")
     c.set_defaults(func=cmd_check_disjoint)
+
+    sc = sub.add_parser("stream-capacity", help="drain the RL streams (held-out `stream`, `train`) "
+                        "and print how many instances each gives before its blocks run out")
+    sc.add_argument("--source", choices=["stream", "train", "both"], default="both")
+    sc.add_argument("--parts", nargs="+", type=_parts, default=[(1,), (2,), (1, 2)], metavar="K[+K]",
+                    help="the release parts each stream draws from: 1 (one fact), 2 (two facts) or 1+2")
+    sc.add_argument("--families", nargs="+", metavar="NAME", help="only these families")
+    sc.add_argument("--seed-set", default=None, metavar="NAME", help="the stream's seed set")
+    sc.add_argument("--held-out", nargs="+", default=[], metavar="DIR",
+                    help="held-out splits the streams avoid too")
+    sc.add_argument("--horizon", type=positive_int, default=2000, metavar="N",
+                    help="drain at most N instances per stream (the stream is deterministic)")
+    sc.set_defaults(func=cmd_stream_capacity)
 
     p = sub.add_parser("publish", help="upload a verified release folder to the Hugging Face Hub")
     p.add_argument("--repo-id", required=True, metavar="OWNER/NAME", help="the Hub dataset repo")

@@ -44,7 +44,8 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
 
 
 def version() -> str:
-    """The software's version, the committed release's generator version and the protocol's."""
+    """The software's version, the committed release's version (with the generator versions
+    of its one-fact and two-fact rows) and the protocol's."""
     import json
 
     from mira_math._version import __version__
@@ -53,7 +54,10 @@ def version() -> str:
 
     try:
         info = json.loads((DEFAULT_RELEASE / "release_info.json").read_text(encoding="utf-8"))
-        release = f"release {info['generator_version']} ({info['seed_set']})"
+        part = info.get("multi_hint") or {}
+        gens = info["generator_version"] + (f", {part['generator_version']}" if part else "")
+        release = (f"release {info.get('release_version', info['generator_version'])} "
+                   f"({info['seed_set']}; generators {gens})")
     except (OSError, ValueError, KeyError, TypeError):
         release = "no committed release found"
     return f"{__version__}; {release}; protocol {PROTOCOL_VERSION}"

@@ -16,8 +16,8 @@ from mira_math.generators.validate import _denominators, validate_instance
 from mira_math.verifiers.exact import canonical, from_canonical
 
 GENERATOR_VERSION = "1.1.0"          # of every v1.1 (k = 1) row: frozen with their bytes
-MULTI_HINT_VERSION = "1.2.0"         # of the multi_hint (k = 2) rows, new in release 1.2.0
-RELEASE_VERSION = "1.2.0"            # the release: v1.1 unchanged plus the multi_hint part
+MULTI_HINT_VERSION = "1.3.0"         # of the multi_hint (k = 2) rows (new in 1.2.0, fixed in 1.3.0)
+RELEASE_VERSION = "1.3.0"            # the release: v1.1 unchanged plus the multi_hint part
 MAX_DRAWS = 2000          # rejection-sampling bound per seed
 MAX_RESEEDS = 200  # reseeds per slot: duplicates, answer cap, answer balance
 

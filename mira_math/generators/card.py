@@ -175,6 +175,7 @@ def render_readme(info: dict, files: Dict[str, bytes], card: Optional[str] = Non
     """The release folder's README.md: generated front matter, a generated summary of this
     folder (or ``summary``, e.g. an imported release's), then the datasheet ``dataset_card.md``."""
     card = CARD_SOURCE.read_text(encoding="utf-8") if card is None else card
+    card = own_citation(card, info)
     meta = "\n".join(_yaml(card_metadata(info, files)))
     if summary is not None:
         return f"---\n{meta}\n---\n\n{summary}{card}"
@@ -191,6 +192,21 @@ def render_readme(info: dict, files: Dict[str, bytes], card: Optional[str] = Non
         f"| config / family | type | instances |\n|---|---|---|\n{rows}\n\n"
     ) + _multi_hint_summary(info)
     return f"---\n{meta}\n---\n\n{summary}{card}"
+
+
+PUBLIC_SEED_SET = "public-20-50"
+_CITED = ("(seed set {})", "(here `{}`)")
+
+
+def own_citation(card: str, info: dict) -> str:
+    """The datasheet as a held-out split's card shows it: its citation and the Citation
+    section name the split's own seed set, not the public release's."""
+    seed_set = info.get("seed_set")
+    if not seed_set or seed_set == PUBLIC_SEED_SET:
+        return card
+    for slot in _CITED:
+        card = card.replace(slot.format(PUBLIC_SEED_SET), slot.format(seed_set))
+    return card
 
 
 def _multi_hint_summary(info: dict) -> str:

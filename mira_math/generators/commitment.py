@@ -27,12 +27,15 @@ from typing import Dict, List, Optional
 
 from mira_math.common.errors import MiraError
 from mira_math.generators.card import REPO_PLACEHOLDER
+from mira_math.generators.layout import MULTI_HINT
 from mira_math.generators.release import CHECKSUMS, RELEASE_INFO, read_release_info, verify_release, with_repo_id
 
 COMMITMENT_KIND = "mira-math split commitment"
 REVEAL_KIND = "mira-math split reveal"
 _MATERIAL_KEYS = ("generator_version", "seed_set", "master_seed", "per_type", "families",
                   "difficulties", "disjoint_from")
+_PART_KEYS = ("k", "seed_set", "master_seed", "per_type", "generator_version")
+_REVEAL_KEYS = ("kind", "seed_set", "salt", "seed_material")
 
 
 class CommitmentError(MiraError):
@@ -51,8 +54,13 @@ def random_master_seed() -> int:
 
 
 def seed_material(info: dict) -> Dict[str, object]:
-    """The fields of ``release_info.json`` a split regenerates from (its seed material)."""
-    return {key: info.get(key, [] if key == "disjoint_from" else None) for key in _MATERIAL_KEYS}
+    """The fields of ``release_info.json`` a split regenerates from (its seed material): with
+    a two-fact part, that part's seed set, master seed, layout and generator version too."""
+    material = {key: info.get(key, [] if key == "disjoint_from" else None) for key in _MATERIAL_KEYS}
+    part = info.get(MULTI_HINT)
+    if isinstance(part, dict):
+        material[MULTI_HINT] = {key: part.get(key) for key in _PART_KEYS}
+    return material
 
 
 def _canonical(obj: object) -> bytes:
@@ -155,9 +163,28 @@ def check_commitment(folder: Path, commitment: dict, revealed: dict) -> List[str
     info = read_release_info(folder) if (folder / RELEASE_INFO).is_file() else {}
     if seed_material(info) != material:
         problems.append(f"{folder / RELEASE_INFO}: differs from the revealed seed material")
+    problems += _label_problems(commitment, revealed, info)
     if not problems:
         report = verify_release(folder)
         problems += [f"regenerated from the revealed seeds: {p}" for p in report.problems]
+    return problems
+
+
+def _label_problems(commitment: dict, revealed: dict, info: dict) -> List[str]:
+    """The fields outside the hashed seed material: a reveal holds exactly its four fields, and
+    the labels the commitment and the reveal show (seed set, generator version, total) are the
+    split's own, so a relabelled reveal or commitment cannot pass."""
+    problems = [f"the reveal has a field {key!r} that no reveal has" for key in sorted(revealed)
+                if key not in _REVEAL_KEYS]
+    material = revealed.get("seed_material") or {}
+    for label, value in (("the reveal's seed_set", revealed.get("seed_set")),
+                         ("the commitment's seed_set", commitment.get("seed_set"))):
+        if value != material.get("seed_set") or value != info.get("seed_set"):
+            problems.append(f"{label} {value!r} is not the split's ({info.get('seed_set')!r})")
+    for key in ("generator_version", "total"):
+        if commitment.get(key) != info.get(key):
+            problems.append(f"the commitment's {key} {commitment.get(key)!r} is not the split's "
+                            f"({info.get(key)!r})")
     return problems
 
 

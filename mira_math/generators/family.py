@@ -133,6 +133,15 @@ class Family:
             return self.witness(latent)
         raise NotImplementedError(f"{self.name} withholds one fact: nothing is given beside the view")
 
+    def witness_given_all(self, latent: Latent, given: Sequence[Hint]) -> Optional[Latent]:
+        """As :meth:`witness_given`, agreeing with every fact of ``given`` (several hints of
+        one group, say): the proof that hints from fewer than ``k`` groups leave the answer
+        open. A family whose groups hold one hint each never needs more than one."""
+        if len(given) <= 1:
+            return self.witness_given(latent, given[0] if given else None)
+        raise NotImplementedError(f"{self.name}: no second completion agreeing with "
+                                  f"{len(given)} hints")
+
     def candidates_given(self, known: Dict[str, Any], given: Sequence[Hint]
                          ) -> Optional[AbstractSet[Value]]:
         """All answers the view plus the facts ``given`` leave possible, if finite (a family

@@ -153,7 +153,7 @@ def croissant(info: dict, files: Dict[str, bytes], repo_id: str = REPO_PLACEHOLD
     """``croissant.json`` of a release folder: the dataset, one FileObject per data file (with
     its sha256 and the canary in its description), a FileSet, a RecordSet of the scalar
     columns, and the RAI fields."""
-    version = info.get("generator_version", "")
+    version = info.get("release_version") or info.get("generator_version", "")
     seed_set = info["seed_set"]
     present = [n for n in registry.names() if data_path(n) in files]
     distribution: List[Dict[str, Any]] = []

@@ -89,9 +89,24 @@ def plan(folder: Path, repo_id: str, tag: Optional[str] = None, private: bool = 
     info = read_release_info(folder)
     files = [(rel, len(data), hashlib.sha256(data).hexdigest())
              for rel, data in staged_files(folder, repo_id).items()]
-    message = (f"MIRA-Math {info['generator_version']}: seed set {info['seed_set']}, "
-               f"{info['total']} instances")
+    release = info.get("release_version") or info["generator_version"]
+    if tag and tag != f"v{release}":
+        raise PublishError(f"--tag {tag}: {folder} is release {release}; its tag is v{release}")
+    message = release_message(info)
     return Plan(repo_id, files, message, tag, private)
+
+
+def release_message(info: dict) -> str:
+    """The upload's commit message: the release version, the seed set and every row it holds
+    (both parts), with each part's generator version."""
+    release = info.get("release_version") or info["generator_version"]
+    part = info.get("multi_hint")
+    if not part:
+        return (f"MIRA-Math {release}: seed set {info['seed_set']}, {info['total']} instances "
+                f"(generator {info['generator_version']})")
+    return (f"MIRA-Math {release}: seed set {info['seed_set']}, {info['total'] + part['total']} "
+            f"instances ({info['total']} one-fact, generator {info['generator_version']}; "
+            f"{part['total']} two-fact, generator {part['generator_version']})")
 
 
 def staged_files(folder: Path, repo_id: str) -> Dict[str, bytes]:

@@ -47,14 +47,25 @@ MULTI_HINT_PER_TYPE = {"A": 10, "B": 10}
 MULTI_HINT_K = 2
 
 
-def multi_hint_seed_set(seed_set: SeedSet) -> SeedSet:
-    """The seed set of a split's two-fact part: its own, derived from the split's name."""
-    return SeedSet.named(f"multi-hint-{seed_set.name}")
+def multi_hint_seed_set(seed_set: SeedSet, committed: bool = False) -> SeedSet:
+    """The seed set of a split's two-fact part: its own, derived from the split's name; for a
+    committed split (``generate --commit``), from its random master seed instead, so that the
+    name the commitment shows regenerates no part of it."""
+    name = f"multi-hint-{seed_set.name}"
+    return SeedSet(name, part_master_seed(seed_set, MULTI_HINT)) if committed else SeedSet.named(name)
 
 
-def multi_hint_spec(seed_set: SeedSet, per_type: Optional[Dict[str, int]] = None) -> dict:
+def part_master_seed(seed_set: SeedSet, part: str) -> int:
+    """A committed split's master seed for one of its parts (``multi_hint``, or a part added
+    later): 63 bits of ``sha256`` over the part's name and the split's random master seed."""
+    text = f"mira-math/part/{part}/{seed_set.name}/{seed_set.master_seed}"
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big") >> 1
+
+
+def multi_hint_spec(seed_set: SeedSet, per_type: Optional[Dict[str, int]] = None,
+                    committed: bool = False) -> dict:
     """How ``release_info.json`` names a split's two-fact part (what regenerates it)."""
-    part = multi_hint_seed_set(seed_set)
+    part = multi_hint_seed_set(seed_set, committed)
     return {"k": MULTI_HINT_K, "seed_set": part.name, "master_seed": part.master_seed,
             "per_type": dict(per_type or MULTI_HINT_PER_TYPE)}
 
@@ -196,7 +207,7 @@ def render_release(seed_set: SeedSet, per_type: Dict[str, int], families: Sequen
     files[README] = render_readme(info, files).encode("utf-8")
     files[CROISSANT] = croissant(info, files).encode("utf-8")
     if registers_benchmark(info):
-        files[EVAL_YAML] = eval_yaml(info["generator_version"]).encode("utf-8")
+        files[EVAL_YAML] = eval_yaml(info.get("release_version") or info["generator_version"]).encode("utf-8")
     files[CHECKSUMS] = manifest(files)
     return files
 
@@ -413,6 +424,8 @@ def verify_release(folder: Path, progress: Optional[Callable[[], None]] = None) 
     info = read_release_info(folder)
     if info.get("regenerable") is False:  # imported data: checksums and strict reading only
         return _verify_imported(folder, report)
+    if Path(folder).resolve() == DEFAULT_RELEASE.resolve():
+        report.problems += [f"{folder / RELEASE_INFO}: {p}" for p in public_release_problems(info)]
     seed_set = SeedSet(info["seed_set"], info["master_seed"])
     part = info.get(MULTI_HINT)
     spec = {k: part[k] for k in ("k", "seed_set", "master_seed", "per_type")} if part else None
@@ -433,6 +446,22 @@ def verify_release(folder: Path, progress: Optional[Callable[[], None]] = None) 
             report.problems.append(f"{path}: differs from the regenerated release"
                                    + _first_difference(actual, data))
     return report
+
+
+def public_release_problems(info: dict) -> List[str]:
+    """How ``release_info.json`` of the committed (or a wheel's bundled) release differs from
+    the whole public release: a ``generate`` of a subset written over it regenerates from its
+    own description, so that alone must not pass ``verify``."""
+    expected = {"seed_set": PUBLIC.name, "master_seed": PUBLIC.master_seed,
+                "per_type": dict(PUBLIC_PER_TYPE), "families": registry.names(),
+                "difficulties": [1, 2, 3], "disjoint_from": []}
+    problems = [f"{key} is {info.get(key)!r}, not the public release's {value!r}"
+                for key, value in expected.items() if info.get(key) != value]
+    part = info.get(MULTI_HINT) or {}
+    spec = multi_hint_spec(PUBLIC)
+    if {key: part.get(key) for key in spec} != spec:
+        problems.append(f"{MULTI_HINT} is not the public release's two-fact part {spec}")
+    return problems
 
 
 def _verify_imported(folder: Path, report: VerifyReport) -> VerifyReport:

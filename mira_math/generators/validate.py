@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import partial
-from itertools import product
-from typing import Callable, List, Optional, Sequence, Set
+from itertools import combinations, product
+from typing import Callable, List, Optional, Sequence, Set, Tuple
 
 from mira_math.generators.family import Family, Latent, Rendered
 from mira_math.generators.schema import Hint, Instance, decode_latent, encode_latent
@@ -22,7 +22,7 @@ from mira_math.verifiers.exact import Value, canonical, equal, from_canonical
 PROPERTIES = (
     "schema", "consistency", "global_uniqueness", "local_underdetermination",
     "hint_sufficiency", "hint_completeness", "answer_denominator", "chance_level", "duplicate",
-    "single_fact_underdetermination",
+    "single_fact_underdetermination", "hint_set_underdetermination",
 )
 
 
@@ -157,12 +157,30 @@ def validate_instance(inst: Instance, family: Family) -> List[Failure]:
     return out
 
 
+def short_hint_sets(inst: Instance) -> List[Tuple[Hint, ...]]:
+    """Every set of canonical hints drawn from fewer than ``k`` groups, the empty set first:
+    what a solver holds who has not yet acquired every withheld fact (several alternatives of
+    one group together included, since they may say more together than either alone)."""
+    groups = inst.groups()
+    out: List[Tuple[Hint, ...]] = []
+    for n in range(len(groups)):     # how many groups the set touches: 0 .. k - 1
+        for chosen in combinations(range(len(groups)), n):
+            # a nonempty subset of each chosen group's hints
+            choices = [[c for m in range(1, len(groups[g]) + 1) for c in combinations(groups[g], m)]
+                       for g in chosen]
+            for parts in product(*choices):
+                out.append(tuple(h for part in parts for h in part))
+    return out
+
+
 def _multi_fact_proofs(inst: Instance, family: Family, latent: Latent, rendered: Rendered,
                        stored_answer: Value) -> List[Failure]:
-    """The proofs of a k >= 2 instance (docs/decisions.md, issue 34): the responder holds
-    exactly the hints of the groups; the view alone and the view plus any single hint leave the
-    answer open (an explicit second completion, or the enumerated answer set); the view plus
-    one hint of each group gives the stored answer (every such choice is tried)."""
+    """The proofs of a k >= 2 instance (docs/decisions/data-hint-set-proofs.md): the responder
+    holds exactly the hints of the groups; the view plus every set of hints drawn from fewer
+    than k groups (:func:`short_hint_sets`: nothing, any single hint, several alternatives of
+    one group together) leaves the answer open (an explicit second completion agreeing with
+    all of them, or the enumerated answer set); the view plus one hint of each group gives the
+    stored answer (every such choice is tried)."""
     out: List[Failure] = []
 
     def fail(prop: str, detail: str) -> None:
@@ -172,13 +190,15 @@ def _multi_fact_proofs(inst: Instance, family: Family, latent: Latent, rendered:
         fail("consistency", "the responder does not hold exactly the hints of the groups")
     try:
         known = family.known(latent)
+        sets = short_hint_sets(inst)
     except Exception as err:
         fail("local_underdetermination", f"{type(err).__name__}: {err}")
         return out
     same_view = _same_view(rendered, inst)
-    for given in [None] + list(inst.hints):
-        prop = "local_underdetermination" if given is None else "single_fact_underdetermination"
-        label = "the view alone" if given is None else f"the view + {given.slot}"
+    for given in sets:
+        prop = ("local_underdetermination" if not given else "single_fact_underdetermination"
+                if len(given) == 1 else "hint_set_underdetermination")
+        label = "the view alone" if not given else "the view + " + " + ".join(h.slot for h in given)
         try:
             problem = _open_given(family, latent, known, given, inst, stored_answer, same_view)
         except Exception as err:
@@ -213,13 +233,13 @@ def _sufficiency(family: Family, complete: Callable[[], Latent], names: str, ins
     return None
 
 
-def _open_given(family: Family, latent: Latent, known: dict, given: Optional[Hint], inst: Instance,
+def _open_given(family: Family, latent: Latent, known: dict, given: Sequence[Hint], inst: Instance,
                 stored_answer: Value, same_view: bool) -> Optional[str]:
-    """Why the view plus ``given`` (None: nothing) does not leave the answer open, or None."""
-    facts: Sequence[Hint] = [] if given is None else [given]
-    cands = family.candidates_given(known, facts)
+    """Why the view plus the hints ``given`` (none: the view alone) does not leave the answer
+    open, or None."""
+    cands = family.candidates_given(known, list(given))
     if cands is not None:
-        if given is None and inst.candidate_answers != len(cands):
+        if not given and inst.candidate_answers != len(cands):
             return f"stored {inst.candidate_answers} candidates, found {len(cands)} (chance level)"
         if not same_view:
             return "the stored view is not the rendering of its latent state"
@@ -228,17 +248,18 @@ def _open_given(family: Family, latent: Latent, known: dict, given: Optional[Hin
         if not any(equal(c, stored_answer) for c in cands):
             return "the stored answer is not among the candidates"
         return None
-    if given is None and inst.candidate_answers is not None:
+    if not given and inst.candidate_answers is not None:
         return "candidate count stored for an infinite answer set (chance level)"
-    alt = family.witness_given(latent, given)
+    alt = family.witness_given_all(latent, list(given))
     if alt is None:
         return "no second completion found"
     alt = decode_latent(encode_latent(alt))
     shown = family.render(alt)
     if shown.facts != inst.view.facts or family.known(alt) != known:
         return "the second completion does not reproduce the solver's view"
-    if given is not None and given.constraint not in shown.responder:
-        return f"the second completion does not keep {given.slot}"
+    for h in given:
+        if h.constraint not in shown.responder:
+            return f"the second completion does not keep {h.slot}"
     if family.check(alt):
         return f"the second completion is not valid: {family.check(alt)}"
     if equal(family.solve(alt), stored_answer):

@@ -13,7 +13,10 @@ from huggingface_hub import HfApi
 from mira_math.generators import publish as publishing
 from mira_math.cli.main import main
 
+from mira_math.generators.build import RELEASE_VERSION
 from mira_math.generators.layout import DEFAULT_RELEASE as RELEASE
+
+TAG = f"v{RELEASE_VERSION}"    # the one tag a release folder may be published under
 
 
 @pytest.fixture
@@ -24,7 +27,7 @@ def api():
 
 
 def test_plan_lists_every_file_with_size_and_sha256(counts):
-    plan = publishing.plan(RELEASE, "owner/mira-math", tag="v1.0.0")
+    plan = publishing.plan(RELEASE, "owner/mira-math", tag=TAG)
     paths = [p for p, _, _ in plan.files]
     assert "README.md" in paths and "CHECKSUMS.sha256" in paths and "release_info.json" in paths
     assert "eval.yaml" in paths and "croissant.json" in paths
@@ -35,11 +38,12 @@ def test_plan_lists_every_file_with_size_and_sha256(counts):
         if path not in ("README.md", "CHECKSUMS.sha256", "croissant.json"):   # these name the repo
             assert data == (RELEASE / path).read_bytes()
         assert size == len(data) and sha == hashlib.sha256(data).hexdigest()
-    assert f"{counts.total} instances" in plan.commit_message
+    two_fact = counts.info["multi_hint"]["total"]      # both parts, each with its generator
+    assert f"{counts.total + two_fact} instances ({counts.total} one-fact" in plan.commit_message
 
 
 def test_publish_creates_uploads_and_tags(api):
-    plan = publishing.plan(RELEASE, "owner/mira-math", tag="v1.0.0", private=True)
+    plan = publishing.plan(RELEASE, "owner/mira-math", tag=TAG, private=True)
     assert publishing.publish(RELEASE, plan, api=api) == "abc123"
     api.create_repo.assert_called_once_with("owner/mira-math", repo_type="dataset", private=True,
                                             exist_ok=True)
@@ -47,7 +51,7 @@ def test_publish_creates_uploads_and_tags(api):
     assert kwargs["repo_id"] == "owner/mira-math" and kwargs["repo_type"] == "dataset"
     assert kwargs["folder_path"] != str(RELEASE)        # a staged copy: the card names the repo
     assert sorted(kwargs["allow_patterns"]) == sorted(p for p, _, _ in plan.files)
-    api.create_tag.assert_called_once_with("owner/mira-math", tag="v1.0.0", repo_type="dataset",
+    api.create_tag.assert_called_once_with("owner/mira-math", tag=TAG, repo_type="dataset",
                                            revision="abc123")
 
 
@@ -70,11 +74,11 @@ def test_refuses_a_folder_that_fails_verify(tmp_path, api):
 def test_dry_run_prints_the_plan_and_uploads_nothing(capsys, monkeypatch):
     called = []
     monkeypatch.setattr(publishing, "publish", lambda *a, **k: called.append(a))
-    assert main(["publish", "--repo-id", "owner/mira-math", "--tag", "v1.0.0", "--dry-run",
+    assert main(["publish", "--repo-id", "owner/mira-math", "--tag", TAG, "--dry-run",
                  "--dir", str(RELEASE)]) == 0
     out = capsys.readouterr().out
     assert "owner/mira-math" in out and "data/moment_problem/test.jsonl" in out
-    assert "tag: v1.0.0" in out and "dry run" in out and not called
+    assert f"tag: {TAG}" in out and "dry run" in out and not called
 
 
 @pytest.mark.parametrize("repo_id", ["notvalid", "owner/", "/name", "a/b/c", "own er/name", "owner/na..me"])
@@ -93,16 +97,17 @@ def test_refuses_a_tag_that_is_not_vxyz(tag, capsys):
 
 
 def test_republishing_an_existing_tag_is_refused_before_the_upload(api):
-    api.list_repo_refs.return_value = SimpleNamespace(tags=[SimpleNamespace(name="v1.0.0")],
+    api.list_repo_refs.return_value = SimpleNamespace(tags=[SimpleNamespace(name=TAG)],
                                                       branches=[])
-    plan = publishing.plan(RELEASE, "owner/mira-math", tag="v1.0.0")
-    with pytest.raises(publishing.PublishError, match="already has tag v1.0.0"):
+    plan = publishing.plan(RELEASE, "owner/mira-math", tag=TAG)
+    with pytest.raises(publishing.PublishError, match=f"already has tag {TAG}"):
         publishing.publish(RELEASE, plan, api=api)
     api.create_repo.assert_not_called()
     api.upload_folder.assert_not_called()
     api.create_tag.assert_not_called()
-    other = publishing.plan(RELEASE, "owner/mira-math", tag="v1.1.0")
-    assert publishing.publish(RELEASE, other, api=api) == "abc123"
+    api.list_repo_refs.return_value = SimpleNamespace(tags=[SimpleNamespace(name="v1.2.0")],
+                                                      branches=[])
+    assert publishing.publish(RELEASE, plan, api=api) == "abc123"     # an earlier release's tag
     api.create_tag.assert_called_once()
 
 
@@ -110,7 +115,7 @@ def test_a_new_repo_has_no_tags(api):
     from huggingface_hub.errors import RepositoryNotFoundError
 
     api.list_repo_refs.side_effect = RepositoryNotFoundError("404", response=mock.Mock())
-    plan = publishing.plan(RELEASE, "owner/new-repo", tag="v1.0.0")
+    plan = publishing.plan(RELEASE, "owner/new-repo", tag=TAG)
     assert publishing.publish(RELEASE, plan, api=api) == "abc123"
 
 

@@ -73,9 +73,10 @@ def _digest(obj: Any) -> str:
 def mira_math_versions() -> Dict[str, str]:
     """The software's, the generators' and the protocol's versions (``mira-math --version``)."""
     from mira_math._version import __version__
-    from mira_math.generators.build import GENERATOR_VERSION
+    from mira_math.generators.build import GENERATOR_VERSION, RELEASE_VERSION
 
-    return {"software": __version__, "generator": GENERATOR_VERSION, "protocol": PROTOCOL_VERSION}
+    return {"software": __version__, "release": RELEASE_VERSION, "generator": GENERATOR_VERSION,
+            "protocol": PROTOCOL_VERSION}
 
 
 def package_versions() -> Dict[str, Optional[str]]:
@@ -125,7 +126,9 @@ def manifest(config: RunConfig, selection: Selection, models: Dict[str, Any],
         "prompt_hash": config.prompt_hash,
         "models": models,
         "responder_card": responder_card(config.responder, config.condition),   # issue 35
-        "mira_math": mira_math_versions(),
+        "mira_math": {**mira_math_versions(),     # the generator of the rows this run read
+                      "generator": ", ".join(sorted({i.generator_version for i in selection.instances}))
+                      or mira_math_versions()["generator"]},
         "versions": package_versions(),
         "git": _git(),
         "gpus": _gpus(),

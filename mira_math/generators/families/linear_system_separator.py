@@ -7,8 +7,8 @@ is the block's determinant (nonzero): the witness is one step t = 1 along it.
 
 from __future__ import annotations
 
-import json
 import random
+import re
 from math import gcd
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -112,12 +112,35 @@ class LinearSystemSeparator(Family):
 
 FAMILY = LinearSystemSeparator()
 
+_TERM_RE = re.compile(r"([+-]?)(\d*)([abc])")
+
+
+def _parse_equation(text: str) -> List[int]:
+    """``-a + 4b = 19`` -> [-1, 4, 0, 19]; only the canonical form the render writes."""
+    lhs, sep, rhs = text.partition(" = ")
+    coefs = {v: 0 for v in _NAMES}
+    compact, pos = lhs.replace(" ", ""), 0
+    for m in _TERM_RE.finditer(compact):
+        if m.start() != pos or coefs[m.group(3)]:
+            raise ValueError(f"not a canonical equation: {text!r}")
+        mag = int(m.group(2)) if m.group(2) else 1
+        coefs[m.group(3)] = -mag if m.group(1) == "-" else mag
+        pos = m.end()
+    try:
+        row = [coefs[v] for v in _NAMES] + [int(rhs)]
+    except ValueError:
+        raise ValueError(f"not a canonical equation: {text!r}") from None
+    if not sep or pos != len(compact) or f"{linear(row[:3], _NAMES)} = {row[3]}" != text:
+        raise ValueError(f"not a canonical equation: {text!r}")
+    return row
+
 
 class SeparatorTwoFacts(LinearSystemSeparator):
     """Two facts withheld: equation 2 and the value of c; the solver has equation 1. With c
     alone, equation 1 leaves the integer line (a, b) + t·(r12, -r11)/g; with equation 2 alone,
-    the one-fact kernel line; both together fix (a, b, c). An equation hint's value is its
-    coefficients and right-hand side as JSON text ``[ka, kb, kc, rhs]``."""
+    the one-fact kernel line; both together fix (a, b, c). An equation hint's value is the
+    line's text after its label (``-a + 4b = 19``), as every other equation hint's is; release
+    1.2.0 stored a coefficient list ``[-1,4,0,19]`` there (the card's known issues)."""
 
     k = 2
 
@@ -133,7 +156,7 @@ class SeparatorTwoFacts(LinearSystemSeparator):
             question="What is (a, b, c)?",
             domain="a, b and c are integers.",
             responder=[eq[1], c_line],
-            hints=[Hint("equation 2", eq[1], json.dumps(rows[1] + [rhs[1]], separators=(",", ":"))),
+            hints=[Hint("equation 2", eq[1], eq[1].partition(": ")[2]),
                    Hint("c", c_line, str(x[2]))],
             hint_groups=[["equation 2"], ["c"]],
             components=list(_NAMES),
@@ -146,9 +169,7 @@ class SeparatorTwoFacts(LinearSystemSeparator):
         eq2, c = self.given_value(hints, "equation 2"), self.given_value(hints, "c")
         if eq2 is None or c is None or len(hints) != 2:
             raise ValueError("needs exactly equation 2 and c")
-        second = json.loads(eq2)
-        if not (isinstance(second, list) and len(second) == 4 and all(type(v) is int for v in second)):
-            raise ValueError("equation 2 is not four integers")
+        second = _parse_equation(eq2)
         return LinearSystemSeparator.complete(
             self, {"level": known["level"], "rows": [known["row"], second[:3]],
                    "rhs": [known["rhs"], second[3]]}, Hint("c", "", c))

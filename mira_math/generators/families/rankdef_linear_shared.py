@@ -168,20 +168,77 @@ FAMILY = RankdefLinearShared()
 
 
 class RankdefTwoFacts(RankdefLinearShared):
-    """Two facts withheld: eq2, and one of eq3 or eq4 (either is enough: a group of two
-    alternatives); the solver has eq1. eq1 with any one held equation leaves the integer line
-    s + t·(eq1 × eq_k) (no two of the four rows are proportional, checked); eq1, eq2 and
-    either of eq3, eq4 are of full rank (the one-fact check)."""
+    """Two facts withheld: eq2, and the plane eq3 and eq4 both state (a group of two
+    alternatives); the solver has eq1. eq4 is a combination ``a·eq1 + b·eq3`` (a, b in
+    {±1, ±2}, coprime), so eq1, eq3 and eq4 together still leave the integer line
+    s + t·(eq1 × eq3): the two alternatives of one group are one fact, not two (release 1.2.0
+    drew eq4 independently, and eq3 with eq4 fixed the answer). eq1 with eq2
+    alone leaves the line s + t·(eq1 × eq2); eq1, eq2 and either of eq3, eq4 are of full rank
+    (det(eq1, eq2, eq4) = b·det(eq1, eq2, eq3))."""
 
     k = 2
 
-    def check(self, latent: Latent) -> Optional[str]:
-        problem = super().check(latent)
+    def generate(self, rng: random.Random, level: int) -> Latent:
+        """Two short directions first: d (the line eq1, eq3 and eq4 leave) and e (the line eq1
+        and eq2 leave), each with components in [-2, 2], so that either line has many integer
+        points in the sampling box and a solver holding one group is left to guess among them
+        (with long directions the point nearest the origin would nearly always be right). eq1
+        is normal to both, eq2 to e, eq3 to d, eq4 = a·eq1 + b·eq3."""
+        cb, sb = _coef_bound(level), _solution_bound(level)
+
+        def short() -> List[int]:
+            return [rng.randint(-2, 2) for _ in _VARS]
+
+        def normal_to(v: Sequence[int]) -> List[int]:
+            for _ in range(400):
+                row = [rng.choice([-1, 1]) * rng.randint(1, cb) for _ in _VARS]
+                if sum(a * b for a, b in zip(row, v)) == 0:
+                    return row
+            raise Reject("no row normal to the direction")
+
+        d, e = short(), short()
+        n = _cross(d, e)
+        g = gcd(gcd(n[0], n[1]), n[2])
+        if g == 0:
+            raise Reject("the two directions are parallel")
+        eq1 = [c // g for c in n]
+        solution = [rng.randint(-sb, sb) for _ in _VARS]
+        eq2, eq3 = normal_to(e), normal_to(d)
+        a, b = (rng.choice([-2, -1, 1, 2]) for _ in range(2))
+        if gcd(a, b) != 1:
+            raise Reject("eq4 would be a multiple of a combination")
+        eq4 = [a * u + b * v for u, v in zip(eq1, eq3)]
+        latent = {"level": level, "solution": solution, "eq1": eq1, "eq2": eq2,
+                  "held": {"eq3": eq3, "eq4": eq4}}
+        problem = self.check(latent)
         if problem:
-            return problem
+            raise Reject(problem)
+        return latent
+
+    def check(self, latent: Latent) -> Optional[str]:
+        cb = _coef_bound(latent["level"])
+        sol = latent["solution"]
+        if len(sol) != 3 or not all(type(v) is int for v in sol):
+            return "the solution must be an integer triple"
+        held = latent["held"]
+        if sorted(held) != list(_HELD):
+            return "the responder must hold eq3 and eq4"
+        eq1, eq2, eq3, eq4 = latent["eq1"], latent["eq2"], held["eq3"], held["eq4"]
+        for key, row, bound in (("eq1", eq1, cb), ("eq2", eq2, cb), ("eq3", eq3, cb),
+                                ("eq4", eq4, 4 * cb)):
+            if len(row) != 3 or not all(type(a) is int and 1 <= abs(a) <= bound for a in row):
+                return f"{key} needs three nonzero integer coefficients in [-{bound}, {bound}]"
+        if _proportional(eq1, eq2):
+            return "eq1 and eq2 are proportional: rank 1, not 2"
+        if _det(eq1, eq2, eq3) == 0:
+            return "eq3 does not make the system full rank"
+        if _det(eq1, eq3, eq4) != 0:
+            return "eq4 is not a combination of eq1 and eq3: eq3 and eq4 would be two facts"
         for key in _HELD:
-            if _proportional(latent["eq1"], latent["held"][key]):
+            if _proportional(eq1, held[key]):
                 return f"eq1 and {key} are proportional"
+        if _proportional(eq3, eq4):
+            return "eq3 and eq4 are proportional: the responder would hold one equation twice"
         return None
 
     def render(self, latent: Latent) -> Rendered:
@@ -219,10 +276,26 @@ class RankdefTwoFacts(RankdefLinearShared):
         return full
 
     def witness_given(self, latent: Latent, given: Optional[Hint]) -> Optional[Latent]:
-        other = latent["eq2"] if given is None or given.slot == "eq2" else latent["held"][given.slot]
-        d = _cross(latent["eq1"], other)
-        g = gcd(gcd(d[0], d[1]), d[2])
-        return {**latent, "solution": [s + c // g for s, c in zip(latent["solution"], d)]}
+        """The next integer point on the line eq1 and the given equation leave: eq1 × eq2 for
+        nothing or eq2, eq1 × eq3 for eq3, eq1 × eq4 for eq4."""
+        if given is None or given.slot == "eq2":
+            return _step(latent, latent["eq2"])
+        return _step(latent, latent["held"][given.slot])
+
+    def witness_given_all(self, latent: Latent, given: Sequence[Hint]) -> Optional[Latent]:
+        """eq3 and eq4 together: the line eq1 × eq3, which keeps eq4 too (eq4 = a·eq1 + b·eq3)."""
+        if len(given) <= 1:
+            return self.witness_given(latent, given[0] if given else None)
+        if not {h.slot for h in given} <= set(_HELD):
+            raise ValueError(f"{sorted(h.slot for h in given)} touch both groups")
+        return _step(latent, latent["held"]["eq3"])
+
+
+def _step(latent: Latent, other: Sequence[int]) -> Latent:
+    """The solution moved one primitive step along eq1 × other (both right-hand sides kept)."""
+    d = _cross(latent["eq1"], other)
+    g = gcd(gcd(d[0], d[1]), d[2])
+    return {**latent, "solution": [s + c // g for s, c in zip(latent["solution"], d)]}
 
 
 FAMILY_K2 = RankdefTwoFacts()
