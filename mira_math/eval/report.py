@@ -34,8 +34,8 @@ from mira_math.eval.rundir.runs import assign_labels, group_runs, short_spec
 from mira_math.eval.scores_file import cached_scores
 from mira_math.eval.scoring import RunScores, pair_regimes, score_run
 from mira_math.eval.tables import (SUMMARY_HEADER, USAGE_HEADER, Prices, accuracy_table, comparison_tables,
-                                   display_names, delta_pairs, delta_tables, group_names, main_header, main_rows,
-                                   md_table, per_run_table, run_table, summary_row, trace_cell, usage_rows,
+                                   delta_pairs, delta_tables, group_names, main_header, main_rows,
+                                   md_table, name_runs, per_run_table, run_table, summary_row, trace_cell, usage_rows,
                                    write_results)
 
 FIGURES_NEED = f"figures need matplotlib ({install_command('report')})"
@@ -457,8 +457,7 @@ def report(run_dirs: Sequence[Path], out_dir: Path, prices: Optional[Prices] = N
     can_draw = installed("matplotlib")                      # checked, not imported: scoring first
     scores = load_scores(run_dirs)
     if names:          # --name: the display names in every section and figure, not the table alone
-        for s_, name in zip(scores, display_names(scores, names)):
-            s_.run.label = name
+        name_runs([s_.run for s_ in scores], names)
         pair_regimes(scores)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -29,6 +29,7 @@ from mira_math.eval.rundir.dataset import InstanceInfo, read_instance_info, reso
 from mira_math.eval.rundir.files import MANIFEST, ScoringError
 from mira_math.eval.rundir.runs import RunInfo, assign_labels, group_runs
 from mira_math.eval.rundir.transcripts import instance_stats, iter_transcripts
+from mira_math.eval.tables import name_runs
 from mira_math.eval.view import store as _store
 from mira_math.eval.view.store import Entry, IdIndex, Matcher, RowSorter, RowStore, line_digest
 from mira_math.common.errors import MiraError
@@ -429,15 +430,17 @@ class _Builder:
 
 
 def build_view(run_dirs: Sequence[Path], out: Path, page_size: int = DEFAULT_PAGE_SIZE,
-               chunk_rows: int = DEFAULT_CHUNK_ROWS) -> ViewResult:
+               chunk_rows: int = DEFAULT_CHUNK_ROWS, names: Optional[Sequence[str]] = None) -> ViewResult:
     """Write the viewer of ``run_dirs`` (shards of one run merged, as in ``score``) into ``out``,
-    streaming: memory does not grow with the number of transcripts."""
+    streaming: memory does not grow with the number of transcripts. ``names``: ``--name``, as
+    ``score`` and ``report`` take it (the same labels in all three)."""
     if page_size < 1:
         raise ViewError(f"page size must be >= 1, got {page_size}")
     if chunk_rows < 1:
         raise ViewError(f"rows per table chunk must be >= 1, got {chunk_rows}")
     runs = group_runs(run_dirs)
     assign_labels(runs)
+    name_runs(runs, names)
     with _locked(Path(out)):
         return _build_locked(runs, Path(out), page_size, chunk_rows)
 
