@@ -122,6 +122,7 @@ def _legend_below(ax, ncol: int) -> None:
 
 
 CHANCE_LABEL = "chance: a blind guess's expected accuracy over the bar's instances"
+LABEL_HEIGHT = 4.5      # a bar's number (fontsize 7) in points of the 0-110 % axis, with a margin
 
 
 def _bars(ax, categories: List[str], series: List[Tuple[str, List[Optional[GroupMetrics]]]],
@@ -159,9 +160,11 @@ def _bars(ax, categories: List[str], series: List[Tuple[str, List[Optional[Group
             if math.isnan(v):
                 ax.text(p, 1, "n/a", ha="center", va="bottom", fontsize=7, color="#666666", rotation=90)
                 continue
-            top = v if math.isnan(hi) else max(v, hi)
-            ax.text(p, min(top + 1.0, 101.0), _pct_text(m), ha="center", va="bottom", fontsize=7)
             c = _chance(m)
+            top = max(v, 0.0 if math.isnan(hi) else hi)
+            if not math.isnan(c) and top <= c <= top + 1.0 + LABEL_HEIGHT:
+                top = c                      # the chance mark would strike the number through: above it
+            ax.text(p, min(top + 1.0, 101.0), _pct_text(m), ha="center", va="bottom", fontsize=7)
             if not math.isnan(c):
                 ax.hlines(c, p - width / 2, p + width / 2, colors="black", linestyles="--", linewidth=1.4)
                 drawn = True

@@ -93,3 +93,24 @@ def test_no_legend_overlaps_a_label(which, runs, k2_runs):  # noqa: F811
 def test_the_facts_figure_comes_with_two_fact_runs_only(runs, k2_runs, tmp_path):  # noqa: F811
     assert "fig_facts.png" not in [name for name, _ in drawn(runs)]
     assert "fig_facts.png" in [name for name, _ in drawn(k2_runs)]
+
+
+@pytest.mark.parametrize("which", ["v1.1", "two facts"])
+def test_no_chance_mark_strikes_a_bar_number(which, runs, k2_runs):  # noqa: F811
+    from matplotlib.collections import LineCollection
+
+    marks = 0
+    for name, figure in drawn(runs if which == "v1.1" else k2_runs):
+        renderer = figure.canvas.get_renderer()
+        for ax in figure.axes:
+            segments = [ax.transData.transform(seg) for c in ax.collections if isinstance(c, LineCollection)
+                        for seg in c.get_segments()]
+            marks += len(segments)
+            for t in ax.texts:
+                if not NUMBER.match(t.get_text()):
+                    continue
+                box = t.get_window_extent(renderer)
+                for (x0, y0), (x1, _) in segments:
+                    crosses = box.y0 < y0 < box.y1 and min(box.x1, max(x0, x1)) > max(box.x0, min(x0, x1))
+                    assert not crosses, f"{name}: a chance mark strikes {t.get_text()!r} through"
+    assert marks > 0
