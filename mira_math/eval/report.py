@@ -546,7 +546,16 @@ def report(run_dirs: Sequence[Path], out_dir: Path, prices: Optional[Prices] = N
     if names:          # --name: the display names in every section and figure, not the table alone
         name_runs([s_.run for s_ in scores], names)
         pair_regimes(scores)
-    out_dir = Path(out_dir)
+    comparisons = [compare_runs(a.run, b.run) for a, b in same_split_pairs(scores)]
+    markdown = render_markdown(scores, comparisons, prices, names, figures=can_draw)
+    return write_report(Path(out_dir), scores, markdown, prices, names, can_draw)
+
+
+def write_report(out_dir: Path, scores: Sequence[RunScores], markdown: str, prices: Optional[Prices],
+                 names: Optional[Sequence[str]], can_draw: bool) -> List[Path]:
+    """The only step that writes into ``out_dir``: the figures, ``report.md`` and the results
+    tables, everything computed before it (kept apart so that it can write elsewhere and be
+    swapped in whole). Returns report.md, the tables, then the figures written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for fig in FIGURES if can_draw else ():
@@ -555,11 +564,10 @@ def report(run_dirs: Sequence[Path], out_dir: Path, prices: Optional[Prices] = N
             continue
         save_figure(fig, scores, out_dir / fig.file)
         written.append(out_dir / fig.file)
-    comparisons = [compare_runs(a.run, b.run) for a, b in same_split_pairs(scores)]
-    (out_dir / REPORT).write_text(render_markdown(scores, comparisons, prices, names, figures=can_draw),
-                                  encoding="utf-8")
+    (out_dir / REPORT).write_text(markdown, encoding="utf-8")
     tables = write_results(scores, out_dir, prices, names)
     return [out_dir / REPORT] + tables + written
 
 
-__all__ = ["FIGURES", "REPORT", "load_scores", "model_label", "render_markdown", "report", "short_spec"]
+__all__ = ["FIGURES", "REPORT", "load_scores", "model_label", "render_figure", "render_markdown", "report",
+           "short_spec", "write_report"]

@@ -461,6 +461,8 @@ def build_view(run_dirs: Sequence[Path], out: Path, page_size: int = DEFAULT_PAG
 
 
 def _build_locked(runs: List[RunInfo], out: Path, page_size: int, chunk_rows: int) -> ViewResult:
+    """The only step that writes into ``out`` (under the lock): the data pages as they are
+    built, then ``data/index.js`` and ``index.html``; the runs are grouped and named before it."""
     data = _prepare_out(out)
     enabled = gc.isenabled()
     gc.disable()        # nothing built here holds a cycle; the collector's passes cost more than the work
