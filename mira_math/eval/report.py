@@ -41,9 +41,9 @@ from mira_math.eval.rundir.runs import assign_labels, group_runs, short_spec
 from mira_math.eval.scores_file import cached_scores
 from mira_math.eval.scoring import RunScores, pair_regimes, score_run
 from mira_math.eval.tables import (SUMMARY_HEADER, USAGE_HEADER, Prices, accuracy_table, comparison_tables,
-                                   delta_pairs, delta_tables, group_names, main_header, main_rows,
-                                   md_table, name_runs, per_run_table, run_table, signed, summary_row, trace_cell,
-                                   usage_rows, write_results)
+                                   delta_pairs, delta_tables, group_names, main_header, main_rows, md_table,
+                                   name_runs, per_run_table, run_table, signed, summary_row, trace_cell,
+                                   two_fact_rows, usage_rows, write_results)
 
 FIGURES_NEED = f"figures need matplotlib ({install_command('report')})"
 
@@ -107,7 +107,7 @@ def _chance(m: Optional[GroupMetrics]) -> float:
 
 def two_fact(scores: Sequence[RunScores]) -> bool:
     """Whether a run has instances missing two or more facts (the multi_hint part)."""
-    return any(s.overall.facts_needed is not None and s.overall.facts_needed > 1 for s in scores)
+    return two_fact_rows(scores)
 
 
 # ------------------------------------------------------------------ figures

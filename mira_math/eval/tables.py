@@ -166,6 +166,7 @@ def display_names(scores: Sequence[RunScores], names: Optional[Sequence[str]] = 
 def main_rows(scores: Sequence[RunScores], prices: Optional[Prices],
               names: Optional[Sequence[str]] = None) -> List[List[str]]:
     epochs = any((s.overall.epochs or 1) > 1 for s in scores)
+    facts = two_fact_rows(scores)
     rows = []
     for name, s in zip(display_names(scores, names), scores):
         m = s.overall
@@ -174,8 +175,10 @@ def main_rows(scores: Sequence[RunScores], prices: Optional[Prices],
             row += ["-" if m.pass_at_k is None else f"{pct(m.pass_at_k)} (k={m.pass_k})",
                     "-" if m.pass_hat_k is None else pct(m.pass_hat_k),
                     "-" if m.epoch_accuracy_sd is None else pct(m.epoch_accuracy_sd)]
-        row += [_interval(m, "first_request_success"), pct(m.hit_rate), num(m.avg_requests),
-                "n/a" if m.avg_tokens_used is None else num(m.avg_tokens_used, 0), num(m.avg_tokens, 0),
+        row += [_interval(m, "first_request_success"), pct(m.hit_rate), num(m.avg_requests)]
+        if facts:
+            row += [_interval(m, "all_facts_rate"), num(m.partial_credit), pct(m.ask_f1)]
+        row += ["n/a" if m.avg_tokens_used is None else num(m.avg_tokens_used, 0), num(m.avg_tokens, 0),
                 str(m.responder_errors)]
         rows.append(row)     # per-instance columns only: the run's cost has its own table
     return rows
@@ -206,9 +209,17 @@ def main_header(scores: Sequence[RunScores], prices: Optional[Prices]) -> List[s
     header = ["run", "instances", "accuracy % [95% CI]"]
     if epochs:
         header += ["pass@k %", "pass^k %", "epoch sd"]
-    header += ["first request % [95% CI]", "hit rate %", "avg requests", "tokens used / inst.",
-               "tokens est. / inst.", "responder errors"]
-    return header
+    header += ["first request % [95% CI]", "hit rate %", "avg requests"]
+    if two_fact_rows(scores):
+        header += ["all facts % [95% CI]", "credit", "Ask-F1 %"]
+    return header + ["tokens used / inst.", "tokens est. / inst.", "responder errors"]
+
+
+def two_fact_rows(scores: Sequence[RunScores]) -> bool:
+    """Whether a run has instances missing two or more facts: the tables then show the k-fact
+    metrics (the columns of :data:`MAIN_COLUMNS` shown "facts")."""
+    facts = [c for c in MAIN_COLUMNS if c.when == "facts"]
+    return bool(facts) and wanted(facts[0], [s.overall for s in scores])
 
 
 def by_rows(scores: Sequence[RunScores], kind: str, names: Optional[Sequence[str]] = None) -> List[List[str]]:
@@ -598,7 +609,7 @@ def comparison_tables(comparisons: Sequence[Comparison]) -> List[str]:
 
 
 __all__ = ["COST_HEADER", "WIDTH", "by_kind_table", "choose_columns", "cost_rows", "decoding_cell",
-           "default_columns", "metric_table", "name_runs",
+           "default_columns", "metric_table", "name_runs", "two_fact_rows",
            "COMPARISON_HEADER", "PLACES", "Price", "Prices", "RESULTS_MD", "RESULTS_TEX", "SUMMARY_HEADER",
            "USAGE_HEADER", "acc_cell", "accuracy_table", "by_rows", "cell", "comparison_rows", "comparison_tables",
            "cost_cell", "delta_pairs", "delta_tables", "display_names", "group_names", "main_header", "main_rows",

@@ -114,3 +114,18 @@ def test_no_chance_mark_strikes_a_bar_number(which, runs, k2_runs):  # noqa: F81
                     crosses = box.y0 < y0 < box.y1 and min(box.x1, max(x0, x1)) > max(box.x0, min(x0, x1))
                     assert not crosses, f"{name}: a chance mark strikes {t.get_text()!r} through"
     assert marks > 0
+
+
+def test_the_results_table_has_the_fact_columns_with_two_fact_runs_only(runs, k2_runs, tmp_path):  # noqa: F811
+    from mira_math.eval.metrics import num
+
+    report(runs, tmp_path / "one")
+    report(k2_runs, tmp_path / "two")
+    one = (tmp_path / "one" / "results.md").read_text(encoding="utf-8")
+    two = (tmp_path / "two" / "results.md").read_text(encoding="utf-8")
+    assert "all facts % [95% CI]" not in one and "Ask-F1" not in one
+    assert "| all facts % [95% CI] | credit | Ask-F1 % |" in two
+    first_fact = next(s for s in load_scores(k2_runs) if s.label.startswith("first-fact"))
+    row = next(line for line in two.splitlines() if line.startswith("| first-fact"))
+    assert f"| {num(first_fact.overall.partial_credit)} | {pct(first_fact.overall.ask_f1)} |" in row
+    assert "Ask-F1" in (tmp_path / "two" / "results.tex").read_text(encoding="utf-8")
