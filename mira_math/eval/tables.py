@@ -501,8 +501,10 @@ def render_table(scores: Sequence[RunScores], prices: Any = None, columns: Optio
                            + "; ".join(incomplete), width))
     parts.append(_wrap("errored transcripts are excluded from every metric but 'err'; hit% and 1st% count "
                        "canonical offers (offer% and 1st-any% of --columns all: any offer); hit% is over "
-                       "instances with >= 1 request; all-facts%, credit and ask-F1: instances missing two "
-                       "or more facts (docs/benchmark.md)", width))
+                       "instances with >= 1 request" + (
+                           "; all-facts%: instances that acquired every missing fact, credit: facts acquired / "
+                           "k, ask-F1: of request precision and credit (docs/benchmark.md §10)"
+                           if two_fact_rows(scores) else ""), width))
     return "\n\n".join(parts) + "\n"
 
 
