@@ -229,15 +229,23 @@ def epochs_refusal(args: argparse.Namespace, deterministic: bool) -> str:
 
 def cmd_score(args: argparse.Namespace) -> int:
     from mira_math.eval.scores_file import write_scores
-    from mira_math.eval.tables import render_table
-    from mira_math.eval.scoring import score
+    from mira_math.eval.tables import choose_columns, name_runs, render_table
+    from mira_math.eval.scoring import pair_regimes, score
 
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         print(f"mira-math score: --out {args.out}: exists and is not a folder", file=sys.stderr)
         return 2
+    try:
+        columns = choose_columns(args.columns)
+    except ValueError as err:
+        print(f"mira-math score: {err}", file=sys.stderr)
+        return 2
     scores = score(args.run_dirs)
+    if args.name:
+        name_runs([s.run for s in scores], args.name)
+        pair_regimes(scores)
     written = write_scores(scores, args.out)
-    print(render_table(scores, prices_from(args)), end="")
+    print(render_table(scores, prices_from(args), columns), end="")
     from mira_math.eval.hub_results import committed_unrevealed
 
     for s in scores:   # commit-reveal (Issue 33): results on a split nobody can check yet
@@ -250,8 +258,8 @@ def cmd_score(args: argparse.Namespace) -> int:
                    for text in m["warnings"].values() if isinstance(text, str)}
         for text in sorted(flagged):
             print(f"warning: {s.label}: {text}", file=sys.stderr)
-    if written:
-        print("wrote " + ", ".join(str(p) for p in written))
+    for path in written:           # one a line: the output stays as narrow as its tables
+        print(f"wrote {path}")
     merged = [s.label for s in scores if len(s.run.dirs) > 1 and args.out is None]
     if merged:
         print(f"note: merged shards are not written into one shard's folder ({'; '.join(merged)}): "
@@ -320,10 +328,18 @@ def cmd_audit(args: argparse.Namespace) -> int:
 def cmd_view(args: argparse.Namespace) -> int:
     from mira_math.eval.view import build_view
 
-    result = build_view(args.run_dirs, args.out, page_size=args.page_size)
+    result = build_view(args.run_dirs, args.out, page_size=args.page_size, names=args.name)
     print(f"wrote {result.index_html} ({result.transcripts} transcripts of {result.runs} runs, "
           f"{result.instances} instances, {result.pages} data pages): open it in a browser")
     return 0
+
+
+def add_name_option(parser: argparse.ArgumentParser) -> None:
+    """``--name``, the same for ``score``, ``report`` and ``view``: they name runs alike."""
+    parser.add_argument("--name", action="append", metavar="NAME",
+                        help="display name of the next run, in the order the runs are given (repeat; "
+                             "default: a label from solver, responder and regime); score, report and "
+                             "view name runs alike")
 
 
 def add_price_options(parser: argparse.ArgumentParser) -> None:
@@ -429,6 +445,12 @@ def add_commands(sub) -> None:
     sc.add_argument("--out", type=Path, metavar="DIR",
                     help="write scores.json/.csv here (one run) or into DIR/<run folder> (several) "
                          "instead of each run's folder; needed to keep the scores of merged shards")
+    sc.add_argument("--columns", metavar="all|LIST",
+                    help="the overall table's columns: by default those of a paper's main table, fitted "
+                         "to 120 columns (the two-fact ones when a run has two-fact rows); all: every "
+                         "metric; or metric names of scores.json, comma-separated (accuracy,ask_f1). "
+                         "scores.json and scores.csv keep every metric either way")
+    add_name_option(sc)
     add_price_options(sc)
     sc.add_argument("--eval-results", type=Path, metavar="DIR",
                     help="also write DIR/.eval_results/*.yaml (the Hub's evaluation results; DIR: a "
@@ -444,8 +466,7 @@ def add_commands(sub) -> None:
                     help="run directories written by eval")
     rp.add_argument("--out", type=Path, required=True, metavar="DIR",
                     help="folder for report.md and its figures")
-    rp.add_argument("--name", action="append", metavar="NAME",
-                    help="display name of the next run in results.md/.tex (repeat, in run order)")
+    add_name_option(rp)
     add_price_options(rp)
     rp.set_defaults(func=cmd_report)
 
@@ -467,4 +488,5 @@ def add_commands(sub) -> None:
                     help="output folder: index.html and data/")
     vw.add_argument("--page-size", type=positive_int, default=1000, metavar="N",
                     help="at most N transcripts per data file (a file also ends at 1 MiB)")
+    add_name_option(vw)
     vw.set_defaults(func=cmd_view)

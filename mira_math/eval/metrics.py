@@ -400,6 +400,86 @@ def compute(t: Totals) -> GroupMetrics:
     return GroupMetrics(**{m.name: m.compute(t) for m in METRIC_ROWS})
 
 
+# ------------------------------------------------------------------ terminal columns
+
+@dataclass(frozen=True)
+class Column:
+    """A column of ``score``'s terminal table: the metric row it shows (by name), its header,
+    its cell and when a default table shows it: ``None`` always, ``"epochs"`` when a run has
+    several epochs, ``"facts"`` when a run has instances with two or more missing facts,
+    ``"nonzero"`` when a run has a nonzero value (a count of problems), ``"usage"`` when a
+    backend reported token usage. ``keep``: kept longest when the table must shed columns to
+    fit (higher is kept longer)."""
+
+    metric: str
+    header: str
+    cell: Callable[[GroupMetrics], str]
+    when: Optional[str] = None
+    keep: int = 0
+
+
+def _brief_pct(name: str) -> Callable[[GroupMetrics], str]:
+    return lambda m: pct(getattr(m, name))
+
+
+# The table a paper's main results table needs, in this order: accuracy with its interval, the
+# consistency of several epochs, request quality, the k-fact metrics, cost in tokens, and the
+# counts of problems. Every other row is one ``--columns all`` (or a name list) away.
+MAIN_COLUMNS: Tuple[Column, ...] = (
+    Column("n", "n", lambda m: str(m.n), keep=9),
+    Column("errored", "err", lambda m: str(m.errored), "nonzero", keep=8),
+    Column("accuracy", "acc% [95% CI]", lambda m: _interval_cell(m, "accuracy"), keep=10),
+    Column("pass_at_k", "pass@k", _brief_pct("pass_at_k"), "epochs", keep=6),
+    Column("pass_hat_k", "pass^k", _brief_pct("pass_hat_k"), "epochs", keep=5),
+    Column("epoch_accuracy_sd", "epoch sd", _brief_pct("epoch_accuracy_sd"), "epochs", keep=2),
+    Column("first_request_success", "1st%", _brief_pct("first_request_success"), keep=7),
+    Column("hit_rate", "hit%", _brief_pct("hit_rate"), keep=6),
+    Column("avg_requests", "req", lambda m: num(m.avg_requests), keep=4),
+    Column("all_facts_rate", "all-facts%", _brief_pct("all_facts_rate"), "facts", keep=7),
+    Column("partial_credit", "credit", lambda m: num(m.partial_credit), "facts", keep=6),
+    Column("ask_f1", "ask-F1", _brief_pct("ask_f1"), "facts", keep=5),
+    Column("avg_tokens", "tok est", lambda m: num(m.avg_tokens, 1), keep=3),
+    Column("avg_tokens_used", "tok used", _tokens_cell, "usage", keep=3),
+    Column("responder_errors", "resp err", lambda m: str(m.responder_errors), "nonzero", keep=8),
+)
+
+# every metric row with a column, as ``--columns all`` shows them (the Markdown report's order)
+ALL_COLUMNS: Tuple[Column, ...] = tuple(
+    Column(m.name, m.column, m.cell or (lambda g, n=m.name: str(getattr(g, n))))  # type: ignore[misc]
+    for m in METRIC_ROWS if m.column)
+
+
+def column_for(name: str) -> Column:
+    """The column that shows metric row ``name``: its ``--columns all`` column, else its value
+    as written (every row can be asked for by name). KeyError: no such row."""
+    for c in ALL_COLUMNS:
+        if c.metric == name:
+            return c
+    row = ROWS[name]
+    return Column(row.name, row.name, lambda g: _plain(getattr(g, row.name)))
+
+
+def _plain(value: GroupValue) -> str:
+    if value is None:
+        return "-"
+    return fixed(value, 4) if isinstance(value, Fraction) else str(value)
+
+
+def wanted(column: Column, groups: Sequence[GroupMetrics]) -> bool:
+    """Whether a default table shows ``column`` for these groups (see :class:`Column`)."""
+    if column.when is None:
+        return True
+    if column.when == "epochs":
+        return any((g.epochs or 1) > 1 for g in groups)
+    if column.when == "facts":
+        return any(g.facts_needed is not None and g.facts_needed > 1 for g in groups)
+    if column.when == "usage":
+        return any(g.avg_tokens_used is not None for g in groups)
+    if column.when == "nonzero":
+        return any(getattr(g, column.metric) for g in groups)
+    raise ValueError(f"unknown condition {column.when!r} of column {column.header!r}")
+
+
 def table_header() -> List[str]:
     return [m.column for m in TABLE_ROWS]  # type: ignore[misc]
 
@@ -424,7 +504,8 @@ def summed(values: Iterable[Sequence[int]], width: int) -> List[int]:
     return out
 
 
-__all__ = ["COLUMNS", "COLUMN_INDEX", "DEFINITIONS", "FACT_SCALE", "GroupMetrics", "METRICS", "METRIC_ROWS",
+__all__ = ["ALL_COLUMNS", "COLUMNS", "COLUMN_INDEX", "Column", "MAIN_COLUMNS", "column_for", "wanted",
+           "DEFINITIONS", "FACT_SCALE", "GroupMetrics", "METRICS", "METRIC_ROWS",
            "Metric", "ROWS",
            "TABLE_ROWS", "Totals", "compute", "cost", "fixed", "num", "pct", "proportion", "share",
            "summed", "table_cells", "table_header"]

@@ -13,8 +13,13 @@ directories, then writes into ``out_dir``:
   ``fig_accuracy_by_type.png`` (Figure 3), ``fig_accuracy_by_difficulty.png`` (Figure 4),
   ``fig_family_heatmap.png`` (family x run, not-evaluated cells hatched),
   ``fig_fewshot_deltas.png`` (per-family four-shot deltas), ``fig_request_quality.png``
-  (first-request success and hit rate, canonical vs any offer) and
-  ``fig_trace_decomposition.png`` (stacked bars with their numbers).
+  (first-request success and hit rate, canonical vs any offer),
+  ``fig_trace_decomposition.png`` (stacked bars with their numbers; the k-fact classes when a
+  run has two-fact rows) and, with two-fact rows, ``fig_facts.png`` (all-facts rate, credit,
+  ask precision, Ask-F1).
+
+Every number written on a figure is the tables' own text (rounded once from the exact value),
+and every legend sits outside the axes' labels.
 
 Every axis is in percent. The same inputs give the same bytes: exact scores rounded once,
 matplotlib's default style, fixed sizes and dpi, PNGs saved without the Software text chunk.
@@ -29,14 +34,16 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from mira_math.eval.compare import Comparison, compare_runs
 from mira_math.common.extras import install_command, installed
-from mira_math.eval.metrics import DEFINITIONS, GroupMetrics, fixed, pct
+from mira_math.eval.metrics import DEFINITIONS, GroupMetrics, num, pct
+from mira_math.eval.metrics import _facts_trace_cell as facts_trace_cell
+from mira_math.eval.metrics import _interval_cell as interval_cell
 from mira_math.eval.rundir.runs import assign_labels, group_runs, short_spec
 from mira_math.eval.scores_file import cached_scores
 from mira_math.eval.scoring import RunScores, pair_regimes, score_run
 from mira_math.eval.tables import (SUMMARY_HEADER, USAGE_HEADER, Prices, accuracy_table, comparison_tables,
-                                   display_names, delta_pairs, delta_tables, group_names, main_header, main_rows,
-                                   md_table, per_run_table, run_table, summary_row, trace_cell, usage_rows,
-                                   write_results)
+                                   delta_pairs, delta_tables, group_names, main_header, main_rows, md_table,
+                                   name_runs, per_run_table, run_table, signed, summary_row, trace_cell,
+                                   two_fact_rows, usage_rows, write_results)
 
 FIGURES_NEED = f"figures need matplotlib ({install_command('report')})"
 
@@ -77,14 +84,30 @@ def wrap(label: str, width: int = 22) -> str:
 
 
 def _pct_value(m: Optional[GroupMetrics], name: str = "accuracy") -> float:
+    """A bar's height in %: the exact value as a float (geometry only; its label is
+    :func:`_pct_text`)."""
     value = None if m is None else getattr(m, name)
-    return float("nan") if value is None else float(fixed(value * 100, 2))
+    return float("nan") if value is None else float(value * 100)
+
+
+def _pct_text(m: Optional[GroupMetrics], name: str = "accuracy") -> str:
+    """A number written on a figure: rounded once from the exact value, as the tables round it
+    (:func:`mira_math.eval.metrics.pct`), so a figure and a table never disagree in the last
+    digit. Rounding the float height instead would: 12.1451% is 12.15 at two places, and
+    ``f"{12.15:.1f}"`` is 12.2 where the table says 12.1."""
+    value = None if m is None else getattr(m, name)
+    return "n/a" if value is None else pct(value)
 
 
 def _chance(m: Optional[GroupMetrics]) -> float:
     """The chance mark of a bar: a blind guess's expected accuracy over the bar's instances,
     where any of them has a finite answer set (else no mark: nan)."""
     return float("nan") if m is None or not m.chance_n else _pct_value(m, "chance_all")
+
+
+def two_fact(scores: Sequence[RunScores]) -> bool:
+    """Whether a run has instances missing two or more facts (the multi_hint part)."""
+    return two_fact_rows(scores)
 
 
 # ------------------------------------------------------------------ figures
@@ -99,65 +122,64 @@ def _legend_below(ax, ncol: int) -> None:
 
 
 CHANCE_LABEL = "chance: a blind guess's expected accuracy over the bar's instances"
+LABEL_HEIGHT = 4.5      # a bar's number (fontsize 7) in points of the 0-110 % axis, with a margin
 
 
-def _bars(ax, categories: List[str], series: List[tuple], colours: Optional[List[str]] = None,
-          hatches: Optional[List[Optional[str]]] = None) -> None:
-    """Grouped bars in %: ``series`` = [(name, values, lows, highs, chances)], each bar with its
-    value written above it (0 included) and its chance level (over exactly the instances the bar
-    covers) a dashed black mark across it. ``colours``: one per category (a run), else one per
-    series; ``hatches``: one per series."""
+def _bars(ax, categories: List[str], series: List[Tuple[str, List[Optional[GroupMetrics]]]],
+          colours: Optional[List[str]] = None, hatches: Optional[List[Optional[str]]] = None) -> None:
+    """Grouped accuracy bars in %: ``series`` = [(name, one group's metrics per category)],
+    each bar with its value written above it (the tables' rounding, 0 included), its 95%
+    Wilson whiskers and its chance level (over exactly the instances the bar covers) a dashed
+    black mark across it. ``colours``: one per category (a run), else one per series;
+    ``hatches``: one per series. The legend, below the axes, names the series and then the
+    chance mark."""
     import math
 
     import numpy as np
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
 
     width = 0.8 / max(1, len(series))
     x = np.arange(len(categories))
     drawn = False
-    for i, (name, values, lows, highs, chances) in enumerate(series):
-        values = np.array(values, dtype=float)
+    handles: List[Any] = []
+    for i, (name, ms) in enumerate(series):
+        values = np.array([_pct_value(m) for m in ms], dtype=float)
+        lows = [_pct_value(m, "accuracy_ci_low") for m in ms]
+        highs = [_pct_value(m, "accuracy_ci_high") for m in ms]
         err = np.nan_to_num(np.array([[max(0.0, v - lo) for v, lo in zip(values, lows)],
                                       [max(0.0, hi - v) for v, hi in zip(values, highs)]]))
         pos = x + (i - (len(series) - 1) / 2) * width
         colour = colours if colours is not None else f"C{i % 10}"
         hatch = hatches[i] if hatches else None
-        ax.bar(pos, np.nan_to_num(values), width, label=name, yerr=err, capsize=3, color=colour,
+        ax.bar(pos, np.nan_to_num(values), width, yerr=err, capsize=3, color=colour,
                hatch=hatch, edgecolor="white" if hatch else None)
-        for p, v, hi, c in zip(pos, values, highs, chances):
+        handles.append(Patch(facecolor="#999999" if colours is not None else f"C{i % 10}", hatch=hatch,
+                             edgecolor="white" if hatch else None, label=name))
+        for p, v, hi, m in zip(pos, values, highs, ms):
             if math.isnan(v):
                 ax.text(p, 1, "n/a", ha="center", va="bottom", fontsize=7, color="#666666", rotation=90)
                 continue
-            top = v if math.isnan(hi) else max(v, hi)
-            ax.text(p, min(top + 1.0, 101.0), f"{v:.1f}", ha="center", va="bottom", fontsize=7)
+            c = _chance(m)
+            top = max(v, 0.0 if math.isnan(hi) else hi)
+            if not math.isnan(c) and top <= c <= top + 1.0 + LABEL_HEIGHT:
+                top = c                      # the chance mark would strike the number through: above it
+            ax.text(p, min(top + 1.0, 101.0), _pct_text(m), ha="center", va="bottom", fontsize=7)
             if not math.isnan(c):
-                ax.hlines(c, p - width / 2, p + width / 2, colors="black", linestyles="--", linewidth=1.4,
-                          label=None if drawn else CHANCE_LABEL)
+                ax.hlines(c, p - width / 2, p + width / 2, colors="black", linestyles="--", linewidth=1.4)
                 drawn = True
     ax.set_xticks(x, [wrap(c) for c in categories], fontsize=8)
     _percent_axis(ax)
     ax.set_ylim(0, 110)
     ax.set_ylabel("accuracy (%)")
-    if colours is None:
-        _legend_below(ax, min(3, len(series) + drawn))
-        return
-    from matplotlib.lines import Line2D           # colours are the runs: the legend names the series
-    from matplotlib.patches import Patch
-
-    handles: List[Any] = [Patch(facecolor="#999999", hatch=(hatches[i] if hatches else None), edgecolor="white",
-                     label=name) for i, (name, *_) in enumerate(series)]
     if drawn:
         handles.append(Line2D([], [], color="black", linestyle="--", linewidth=1.4, label=CHANCE_LABEL))
     ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.18),
               ncol=min(3, len(handles)), frameon=False)
 
 
-def _accuracy_series(scores: Sequence[RunScores], kind: str, names: List[str]) -> List[tuple]:
-    out = []
-    for s in scores:
-        ms = [s.group(kind, n) for n in names]
-        out.append((s.label, [_pct_value(m) for m in ms], [_pct_value(m, "accuracy_ci_low") for m in ms],
-                    [_pct_value(m, "accuracy_ci_high") for m in ms], [_chance(m) for m in ms]))
-    return out
+def _accuracy_series(scores: Sequence[RunScores], kind: str, names: List[str]) -> List[Tuple[str, List[Any]]]:
+    return [(s.label, [s.group(kind, n) for n in names]) for s in scores]
 
 
 def draw_accuracy(ax, scores: Sequence[RunScores]) -> None:
@@ -170,9 +192,7 @@ def draw_accuracy(ax, scores: Sequence[RunScores]) -> None:
     for regime in regimes:
         ms = [next((s.overall for s in scores if s.run.regime == regime and model_label(s) == m), None)
               for m in models]
-        series.append((names.get(regime, regime), [_pct_value(m) for m in ms],
-                       [_pct_value(m, "accuracy_ci_low") for m in ms], [_pct_value(m, "accuracy_ci_high") for m in ms],
-                       [_chance(m) for m in ms]))
+        series.append((names.get(regime, regime), ms))
     _bars(ax, models, series, colours=[f"C{i % 10}" for i in range(len(models))],
           hatches=[None if r == "zs" else "//" for r in regimes])
     ax.set_title("Accuracy (%) per model and regime, 95% Wilson CI")
@@ -187,35 +207,76 @@ def draw_by(kind: str, title: str) -> Callable[..., None]:
     return draw
 
 
+FACT_TRACE_LABELS = {"trace_no_fact": "no fact acquired", "trace_some_facts": "some facts acquired, answer wrong",
+                     "trace_all_facts_wrong": "every fact acquired, answer wrong", "trace_correct": "correct"}
+FACT_TRACE_COLOURS = ("#bbbbbb", "#e8b060", "#e08040", "#3070b0")
+
+
 def draw_trace(ax, scores: Sequence[RunScores]) -> None:
     """Stacked horizontal bars in %, each segment with its number; unreadable answers hatched
-    inside the two wrong classes."""
+    inside the two wrong classes. With two-fact runs, the k-fact classes instead (no fact /
+    some / every fact but wrong / correct): "a canonical hint" would call one fact of two
+    acquired."""
     import numpy as np
 
+    facts = two_fact(scores)
+    classes = FACT_TRACE_LABELS if facts else TRACE_LABELS
+    colours = FACT_TRACE_COLOURS if facts else TRACE_COLOURS
     labels = [wrap(s.label, 30) for s in scores]
     y = np.arange(len(scores))
     left = np.zeros(len(scores))
-    for i, (name, text) in enumerate(TRACE_LABELS.items()):
+    for i, (name, text) in enumerate(classes.items()):
         values = np.nan_to_num(np.array([_pct_value(s.overall, name) for s in scores]))
-        ax.barh(y, values, left=left, label=text, color=TRACE_COLOURS[i], height=0.6)
-        if name != "trace_correct":
+        ax.barh(y, values, left=left, label=text, color=colours[i], height=0.6)
+        if not facts and name != "trace_correct":
             attr = name + "_unreadable"
             unread = np.array([100 * getattr(s.overall, attr) / s.overall.n if s.overall.n else 0.0
                                for s in scores])
             ax.barh(y, unread, left=left, height=0.6, color="none", edgecolor="black", hatch="//",
                     linewidth=0, label="of which unreadable answer" if i == 0 else None)
-        for yi, (start, v) in enumerate(zip(left, values)):
+        for yi, (start, v, s) in enumerate(zip(left, values, scores)):
             if v >= 4:
-                ax.text(start + v / 2, yi, f"{v:.1f}", ha="center", va="center", fontsize=8,
-                        color="white" if i else "black")
+                ax.text(start + v / 2, yi, _pct_text(s.overall, name), ha="center", va="center", fontsize=8,
+                        color="white" if i == len(classes) - 1 or (i and not facts) else "black")
         left = left + values
     ax.set_yticks(y, labels, fontsize=8)
     ax.set_xlim(0, 100)
     ax.set_ylim(len(scores) - 0.5, -0.5)
     ax.set_xlabel("share of instances (%)")
-    ax.set_title("Trace decomposition")
+    ax.set_title("Trace decomposition" + (" (k facts missing)" if facts else ""))
     ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.35 if len(scores) < 3 else -0.2),
               ncol=2, frameon=False)
+
+
+def draw_facts(ax, scores: Sequence[RunScores]) -> None:
+    """The k-fact metrics per run: the all-facts rate (95% Wilson whiskers), partial credit
+    (facts acquired / k), ask precision and Ask-F1, each bar with its number."""
+    import numpy as np
+
+    bars = [("all_facts_rate", "all facts acquired", "C2"), ("partial_credit", "credit: facts acquired / k", "C0"),
+            ("ask_precision", "ask precision: requests that got a new fact", "C1"),
+            ("ask_f1", "Ask-F1", "C3")]
+    width = 0.8 / len(bars)
+    x = np.arange(len(scores))
+    for i, (name, text, colour) in enumerate(bars):
+        values = np.array([_pct_value(s.overall, name) for s in scores])
+        pos = x + (i - (len(bars) - 1) / 2) * width
+        err = None
+        if name == "all_facts_rate":
+            lows = np.array([_pct_value(s.overall, name + "_ci_low") for s in scores])
+            highs = np.array([_pct_value(s.overall, name + "_ci_high") for s in scores])
+            err = np.nan_to_num(np.array([np.maximum(0, values - lows), np.maximum(0, highs - values)]))
+        ax.bar(pos, np.nan_to_num(values), width, yerr=err, capsize=3 if err is not None else 0, label=text,
+               color=colour)
+        for p, v, s, hi in zip(pos, values, scores, highs if err is not None else values):
+            top = 0.0 if np.isnan(v) else max(v, 0 if np.isnan(hi) else hi)
+            ax.text(p, top + 1, _pct_text(s.overall, name), ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(x, [wrap(s.label) for s in scores], fontsize=8)
+    _percent_axis(ax)
+    ax.set_ylim(0, 110)
+    ax.set_ylabel("%")
+    ax.set_title("Two missing facts: facts acquired, precision and Ask-F1")
+    _legend_below(ax, 2)
 
 
 def draw_heatmap(ax, scores: Sequence[RunScores]) -> None:
@@ -234,9 +295,10 @@ def draw_heatmap(ax, scores: Sequence[RunScores]) -> None:
                 ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, facecolor=MISSING_COLOUR, hatch="xx",
                                        edgecolor="#999999", linewidth=0))
             else:
-                ax.text(c, r, f"{grid[r, c]:.1f}", ha="center", va="center", fontsize=7,
+                ax.text(c, r, _pct_text(scores[c].group("family", families[r])), ha="center", va="center",
+                        fontsize=7,
                         color="white" if grid[r, c] < 60 else "black")
-    ax.set_xticks(range(len(scores)), [wrap(s.label, 18) for s in scores], rotation=30, ha="right",
+    ax.set_xticks(range(len(scores)), [wrap(s.label, 30) for s in scores], rotation=30, ha="right",
                   fontsize=8)
     ax.set_yticks(range(len(families)), families, fontsize=8)
     ax.set_title("Accuracy (%) by family", pad=24 if missing else 6)
@@ -263,23 +325,24 @@ def draw_deltas(ax, scores: Sequence[RunScores]) -> None:
     height = 0.8 / len(pairs)
     y = np.arange(len(families))
     for i, s in enumerate(pairs):
-        by = {d.group: float(fixed(d.delta * 100, 2)) for d in s.deltas if d.kind == "family"}
-        values = np.array([by.get(f, np.nan) for f in families])
+        by = {d.group: d.delta for d in s.deltas if d.kind == "family"}
+        values = np.array([float(by[f] * 100) if f in by else np.nan for f in families])
         pos = y + (i - (len(pairs) - 1) / 2) * height
         ax.barh(pos, np.nan_to_num(values), height, label=model_label(s), color=f"C{i % 10}")
-        for p, v in zip(pos, values):              # the number, so a zero delta is visible too
+        for p, v, f in zip(pos, values, families):  # the number, so a zero delta is visible too
             if not np.isnan(v):
-                ax.text(v + (0.15 if v >= 0 else -0.15), p, f"{v:+.1f}", va="center",
+                ax.text(v + (0.15 if v >= 0 else -0.15), p, signed(by[f]), va="center",
                         ha="left" if v >= 0 else "right", fontsize=7)
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_yticks(y, families, fontsize=8)
     ax.set_ylim(len(families) - 0.5, -0.5)
-    limit = max(5.0, max(abs(float(d.delta)) * 100 for s in pairs for d in s.deltas) * 1.1)
+    limit = max(5.0, max(abs(float(d.delta)) * 100 for s in pairs for d in s.deltas) * 1.3)   # room for the number
     ax.set_xlim(-limit, limit)
     ax.grid(axis="x", alpha=0.3)
     ax.set_xlabel("four-shot minus zero-shot accuracy (percentage points)")
     ax.set_title("Four-shot minus zero-shot accuracy by family")
-    ax.legend(fontsize=8, loc="lower right", title="four-shot vs zero-shot of", title_fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="four-shot vs zero-shot of",
+              title_fontsize=8, frameon=False)        # beside the axes: never over a bar's number
 
 
 def draw_requests(ax, scores: Sequence[RunScores]) -> None:
@@ -297,8 +360,8 @@ def draw_requests(ax, scores: Sequence[RunScores]) -> None:
         pos = x + (i - 1.5) * width
         ax.bar(pos, np.nan_to_num(values), width, label=text, color=colour if hatch is None else "white",
                edgecolor=colour, hatch=hatch, linewidth=1.2)
-        for p, v in zip(pos, values):
-            ax.text(p, (0 if np.isnan(v) else v) + 1, "n/a" if np.isnan(v) else f"{v:.0f}", ha="center",
+        for p, v, s in zip(pos, values, scores):
+            ax.text(p, (0 if np.isnan(v) else v) + 1, _pct_text(s.overall, name), ha="center",
                     va="bottom", fontsize=7)
     ax.set_xticks(x, [wrap(s.label) for s in scores], fontsize=8)
     _percent_axis(ax)
@@ -327,10 +390,13 @@ FIGURES = [
            lambda sc: (max(8.0, 1.0 + 1.8 * len(sc)), 5.0)),
     Figure("fig_trace_decomposition.png", "Trace decomposition", draw_trace,
            lambda sc: (9.0, 1.6 + 0.55 * len(sc) + 0.6)),
+    Figure("fig_facts.png", "Two missing facts: facts acquired, precision and Ask-F1", draw_facts,
+           lambda sc: (max(8.0, 1.0 + 1.8 * len(sc)), 5.0), two_fact),
 ]
 
 
-def save_figure(fig: Figure, scores: Sequence[RunScores], path: Path) -> None:
+def render_figure(fig: Figure, scores: Sequence[RunScores]) -> Any:
+    """A figure drawn and laid out (matplotlib's default style, Agg), not yet saved."""
     from matplotlib import style
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure as MplFigure
@@ -340,6 +406,14 @@ def save_figure(fig: Figure, scores: Sequence[RunScores], path: Path) -> None:
         figure = canvas.figure
         fig.draw(figure.subplots(), scores)
         figure.tight_layout()
+    return figure
+
+
+def save_figure(fig: Figure, scores: Sequence[RunScores], path: Path) -> None:
+    from matplotlib import style
+
+    figure = render_figure(fig, scores)
+    with style.context("default"):
         figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None}, bbox_inches="tight",
                        pad_inches=0.15)
 
@@ -425,6 +499,19 @@ def render_markdown(scores: Sequence[RunScores], comparisons: Sequence[Compariso
         md_table(["run", "n", "no canonical (unreadable) / canonical wrong (unreadable) / correct %",
                   "unreadable % (n)", "noncanonical offers", "instances with one"], trace_rows),
         figure("fig_trace_decomposition.png"),
+    ]
+    if two_fact(scores):
+        parts += ["## Two missing facts",
+                  "Instances whose view lacks k facts (the multi_hint part; docs/benchmark.md §10): a fact "
+                  "is acquired by a canonical offer of any hint of its group; credit is facts acquired / k "
+                  "(the recall of Ask-F1), ask precision the requests that acquired a new fact.",
+                  md_table(["run", "n", "k (mean)", "facts acquired", "all facts % [95% CI]", "credit %",
+                            "ask precision %", "Ask-F1 %", "no fact / some / all but wrong / correct %"],
+                           [[s.label, str(o(s).n), num(o(s).facts_needed), num(o(s).avg_facts),
+                             interval_cell(o(s), "all_facts_rate"), pct(o(s).partial_credit),
+                             pct(o(s).ask_precision), pct(o(s).ask_f1), facts_trace_cell(o(s))] for s in scores]),
+                  figure("fig_facts.png")]
+    parts += [
         "## Four-shot minus zero-shot",
     ]
     deltas = delta_tables(scores)
@@ -457,10 +544,18 @@ def report(run_dirs: Sequence[Path], out_dir: Path, prices: Optional[Prices] = N
     can_draw = installed("matplotlib")                      # checked, not imported: scoring first
     scores = load_scores(run_dirs)
     if names:          # --name: the display names in every section and figure, not the table alone
-        for s_, name in zip(scores, display_names(scores, names)):
-            s_.run.label = name
+        name_runs([s_.run for s_ in scores], names)
         pair_regimes(scores)
-    out_dir = Path(out_dir)
+    comparisons = [compare_runs(a.run, b.run) for a, b in same_split_pairs(scores)]
+    markdown = render_markdown(scores, comparisons, prices, names, figures=can_draw)
+    return write_report(Path(out_dir), scores, markdown, prices, names, can_draw)
+
+
+def write_report(out_dir: Path, scores: Sequence[RunScores], markdown: str, prices: Optional[Prices],
+                 names: Optional[Sequence[str]], can_draw: bool) -> List[Path]:
+    """The only step that writes into ``out_dir``: the figures, ``report.md`` and the results
+    tables, everything computed before it (kept apart so that it can write elsewhere and be
+    swapped in whole). Returns report.md, the tables, then the figures written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for fig in FIGURES if can_draw else ():
@@ -469,11 +564,10 @@ def report(run_dirs: Sequence[Path], out_dir: Path, prices: Optional[Prices] = N
             continue
         save_figure(fig, scores, out_dir / fig.file)
         written.append(out_dir / fig.file)
-    comparisons = [compare_runs(a.run, b.run) for a, b in same_split_pairs(scores)]
-    (out_dir / REPORT).write_text(render_markdown(scores, comparisons, prices, names, figures=can_draw),
-                                  encoding="utf-8")
+    (out_dir / REPORT).write_text(markdown, encoding="utf-8")
     tables = write_results(scores, out_dir, prices, names)
     return [out_dir / REPORT] + tables + written
 
 
-__all__ = ["FIGURES", "REPORT", "load_scores", "model_label", "render_markdown", "report", "short_spec"]
+__all__ = ["FIGURES", "REPORT", "load_scores", "model_label", "render_figure", "render_markdown", "report",
+           "short_spec", "write_report"]

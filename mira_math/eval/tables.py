@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mira_math.eval.compare import Comparison
-from mira_math.eval.metrics import GroupMetrics, cost, fixed, num, pct, table_cells, table_header
+from mira_math.eval.metrics import (ALL_COLUMNS, MAIN_COLUMNS, ROWS, Column, GroupMetrics, column_for, cost, fixed,
+                                    num, pct, table_cells, table_header, wanted)
 from mira_math.eval.metrics import _trace_cell as trace_cell
 from mira_math.eval.responder_standard import is_standard
 from mira_math.eval.rundir.files import ScoringError
@@ -139,6 +140,23 @@ def _interval(m: GroupMetrics, name: str) -> str:
     return f"{pct(value)} [{pct(getattr(m, name + '_ci_low'))}, {pct(getattr(m, name + '_ci_high'))}]"
 
 
+def name_runs(runs: Sequence[Any], names: Optional[Sequence[str]]) -> None:
+    """``--name`` of ``score``, ``report`` and ``view``: run i (in the order given, shards
+    merged) takes the i-th name as its label everywhere; an empty name keeps the label. More
+    names than runs, or two runs of one name, is an error."""
+    names = list(names or [])
+    if len(names) > len(runs):
+        raise ScoringError(f"--name: {len(names)} names for {len(runs)} run(s); give one per run, in "
+                           "the order the runs are given")
+    for run, name in zip(runs, names):
+        if name:
+            run.label = name
+    labels = [r.label for r in runs]
+    twice = sorted({label for label in labels if labels.count(label) > 1})
+    if twice:
+        raise ScoringError(f"--name: two runs are called {twice[0]!r}; every run needs its own name")
+
+
 def display_names(scores: Sequence[RunScores], names: Optional[Sequence[str]] = None) -> List[str]:
     """Display names: the ones given (in run order), else each run's label."""
     names = list(names or [])
@@ -148,6 +166,7 @@ def display_names(scores: Sequence[RunScores], names: Optional[Sequence[str]] = 
 def main_rows(scores: Sequence[RunScores], prices: Optional[Prices],
               names: Optional[Sequence[str]] = None) -> List[List[str]]:
     epochs = any((s.overall.epochs or 1) > 1 for s in scores)
+    facts = two_fact_rows(scores)
     rows = []
     for name, s in zip(display_names(scores, names), scores):
         m = s.overall
@@ -156,8 +175,10 @@ def main_rows(scores: Sequence[RunScores], prices: Optional[Prices],
             row += ["-" if m.pass_at_k is None else f"{pct(m.pass_at_k)} (k={m.pass_k})",
                     "-" if m.pass_hat_k is None else pct(m.pass_hat_k),
                     "-" if m.epoch_accuracy_sd is None else pct(m.epoch_accuracy_sd)]
-        row += [_interval(m, "first_request_success"), pct(m.hit_rate), num(m.avg_requests),
-                "n/a" if m.avg_tokens_used is None else num(m.avg_tokens_used, 0), num(m.avg_tokens, 0),
+        row += [_interval(m, "first_request_success"), pct(m.hit_rate), num(m.avg_requests)]
+        if facts:
+            row += [_interval(m, "all_facts_rate"), num(m.partial_credit), pct(m.ask_f1)]
+        row += ["n/a" if m.avg_tokens_used is None else num(m.avg_tokens_used, 0), num(m.avg_tokens, 0),
                 str(m.responder_errors)]
         rows.append(row)     # per-instance columns only: the run's cost has its own table
     return rows
@@ -188,9 +209,17 @@ def main_header(scores: Sequence[RunScores], prices: Optional[Prices]) -> List[s
     header = ["run", "instances", "accuracy % [95% CI]"]
     if epochs:
         header += ["pass@k %", "pass^k %", "epoch sd"]
-    header += ["first request % [95% CI]", "hit rate %", "avg requests", "tokens used / inst.",
-               "tokens est. / inst.", "responder errors"]
-    return header
+    header += ["first request % [95% CI]", "hit rate %", "avg requests"]
+    if two_fact_rows(scores):
+        header += ["all facts % [95% CI]", "credit", "Ask-F1 %"]
+    return header + ["tokens used / inst.", "tokens est. / inst.", "responder errors"]
+
+
+def two_fact_rows(scores: Sequence[RunScores]) -> bool:
+    """Whether a run has instances missing two or more facts: the tables then show the k-fact
+    metrics (the columns of :data:`MAIN_COLUMNS` shown "facts")."""
+    facts = [c for c in MAIN_COLUMNS if c.when == "facts"]
+    return bool(facts) and wanted(facts[0], [s.overall for s in scores])
 
 
 def by_rows(scores: Sequence[RunScores], kind: str, names: Optional[Sequence[str]] = None) -> List[List[str]]:
@@ -317,40 +346,172 @@ def decoding_cell(params: Dict[str, Any]) -> str:
     return text if len(text) <= DECODING_WIDTH else text[:DECODING_WIDTH - 1] + "\u2026"
 
 
-def render_table(scores: Sequence[RunScores], prices: Any = None) -> str:
-    """Runs (with status), overall metrics, accuracy by type / difficulty / family, deltas,
-    reported tokens and cost."""
-    runs = [[s.label, s.run.split, decoding_cell(s.run.get("solver_params") or {}), str(s.run.get("epochs", 1)),
-             str(s.run.transcripts),
-             str(s.run.expected), s.run.status] for s in scores]
-    parts = [text_table(["run", "split", "decoding", "epochs", "transcripts", "selected", "status"], runs),
-             text_table(SUMMARY_HEADER, [[s.label] + summary_row(s.overall) for s in scores]),
-             "solver tokens as the backends reported them (n/a: none reported; 'tok est' above is "
-             "the words x 1.3 estimate), cost from --price-in/--price-out or --prices:\n"
-             + text_table(USAGE_HEADER, usage_rows(scores, prices))]
-    for kind in ("type", "difficulty", "family"):
-        names = sorted({g.group for s in scores for g in s.groups if g.kind == kind})
-        rows = []
-        for name in names:
-            row = [name]
-            for s in scores:
-                m = s.group(kind, name)
-                row.append("-" if m is None else f"{pct(m.accuracy)} (chance {pct(m.chance)})")
-            rows.append(row)
-        parts.append(f"accuracy % by {kind}:\n" + text_table([kind] + [s.label for s in scores], rows))
-    for s in scores:
+WIDTH = 120    # columns: every line of ``score``'s default output fits a terminal this wide
+
+
+def _width(text: str) -> int:
+    return max((len(line) for line in text.splitlines()), default=0)
+
+
+def choose_columns(spec: Optional[str]) -> Optional[List[Column]]:
+    """``--columns``: None or "main" (the default table), "all" (every metric row with a
+    column) or a comma-separated list of metric names (any row of scores.json). ValueError
+    naming the unknown name and the nearest one."""
+    if spec is None or spec.strip() == "main":
+        return None
+    if spec.strip() == "all":
+        return list(ALL_COLUMNS)
+    names = [n.strip() for n in spec.split(",") if n.strip()]
+    if not names:
+        raise ValueError("--columns: expected main, all or a comma-separated list of metric names")
+    out = []
+    for name in names:
+        try:
+            out.append(column_for(name))
+        except KeyError:
+            import difflib
+
+            near = difflib.get_close_matches(name, list(ROWS), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ValueError(f"--columns: unknown metric {name!r}{hint}; the names are the metrics "
+                             "of scores.json, e.g. accuracy,ask_f1,hit_rate") from None
+    return out
+
+
+def _header(c: Column, scores: Sequence[RunScores]) -> str:
+    """A column's header; pass@k and pass^k name their k when the runs share one."""
+    ks = {s.overall.pass_k for s in scores} - {None}
+    if c.metric in ("pass_at_k", "pass_hat_k") and len(ks) == 1 and c.header.endswith("k"):
+        return c.header[:-1] + str(ks.pop())
+    return c.header
+
+
+def metric_table(scores: Sequence[RunScores], names: Sequence[str], columns: Sequence[Column]) -> str:
+    return text_table(["run"] + [_header(c, scores) for c in columns],
+                      [[name] + [c.cell(s.overall) for c in columns] for name, s in zip(names, scores)])
+
+
+def default_columns(scores: Sequence[RunScores], names: Sequence[str],
+                    width: int = WIDTH) -> Tuple[List[Column], List[Column]]:
+    """The default table's columns for these runs (see :class:`mira_math.eval.metrics.Column`)
+    and those left out to fit ``width`` (the least needed first), in table order."""
+    groups = [s.overall for s in scores]
+    shown = [c for c in MAIN_COLUMNS if wanted(c, groups)]
+    dropped: List[Column] = []
+    while len(shown) > 1 and _width(metric_table(scores, names, shown)) > width:
+        least = min(shown, key=lambda c: c.keep)
+        shown.remove(least)
+        dropped.append(least)
+    return shown, [c for c in MAIN_COLUMNS if c in dropped]
+
+
+def _chance_shared(scores: Sequence[RunScores], kind: str, groups: Sequence[str]) -> bool:
+    """Whether every run that has a group has the same chance level there (the same instances):
+    the table then shows it once, in its own column."""
+    for g in groups:
+        chances = {m.chance for m in (s.group(kind, g) for s in scores) if m is not None}
+        if len(chances) > 1:
+            return False
+    return True
+
+
+def by_kind_table(scores: Sequence[RunScores], kind: str, names: Sequence[str]) -> str:
+    groups = group_names(scores, kind)
+    shared = _chance_shared(scores, kind, groups)
+    rows = []
+    for g in groups:
+        ms = [s.group(kind, g) for s in scores]
+        if shared:
+            chance = next((m.chance for m in ms if m is not None), None)
+            rows.append([g, pct(chance)] + ["-" if m is None else pct(m.accuracy) for m in ms])
+        else:
+            rows.append([g] + ["-" if m is None else f"{pct(m.accuracy)} (chance {pct(m.chance)})" for m in ms])
+    return text_table([kind] + (["chance%"] if shared else []) + list(names), rows)
+
+
+SHORT_USAGE_HEADER = ["run", "tokens (prompt + completion)", "reasoning", "usage %", "cost"]
+
+
+def render_table(scores: Sequence[RunScores], prices: Any = None, columns: Optional[Sequence[Column]] = None,
+                 width: int = WIDTH) -> str:
+    """``score``'s output: the runs (with status), the overall metrics (by default the columns
+    a paper's main table needs, fitted to ``width``; ``columns``: these instead), reported
+    tokens and cost, accuracy by type / difficulty / family and the four-shot deltas. Where a
+    table with the runs' labels would be wider than ``width``, every table names the runs
+    #1, #2, ... and a key comes first."""
+    def runs_table(names: Sequence[str]) -> str:
+        return text_table(["run", "split", "decoding", "epochs", "transcripts", "selected", "status"],
+                          [[name, s.run.split, decoding_cell(s.run.get("solver_params") or {}),
+                            str(s.run.get("epochs", 1)), str(s.run.transcripts), str(s.run.expected),
+                            s.run.status] for name, s in zip(names, scores)])
+
+    usage = prices is not None and prices.any or any(s.overall.avg_tokens_used is not None for s in scores)
+
+    def usage_table(names: Sequence[str]) -> str:
+        rows = usage_rows(scores, prices)
+        return text_table(SHORT_USAGE_HEADER, [[name] + row[1:] for name, row in zip(names, rows)])
+
+    kinds = ("type", "difficulty", "family")
+    labels = [s.label for s in scores]
+    main = default_columns(scores, labels, width)[0] if columns is None else list(columns)
+    candidates = [runs_table(labels)] + [by_kind_table(scores, k, labels) for k in kinds]
+    candidates += [usage_table(labels)] if usage else []
+    candidates += [metric_table(scores, labels, main)] if columns is None else []
+    numbered = any(_width(t) > width for t in candidates)
+    names = [f"#{i + 1}" for i in range(len(scores))] if numbered else labels
+    parts = []
+    if numbered:
+        parts.append(f"runs (numbered: their labels would make the tables wider than {width} columns):\n"
+                     + "\n".join(f"{n}  {label}" for n, label in zip(names, labels)))
+    parts.append(runs_table(names))
+    if columns is None:
+        main, dropped = default_columns(scores, names, width)
+    else:
+        dropped = []
+    metrics = metric_table(scores, names, main)
+    if columns is None:
+        shown = {c.metric for c in main}
+        unshown = [c.header for c in MAIN_COLUMNS if c.metric not in shown and c.when == "nonzero"]
+        notes = []
+        if unshown:
+            notes.append(f"{', '.join(unshown)}: 0 in every run")
+        if dropped:
+            notes.append(f"left out to fit {width} columns: {', '.join(c.header for c in dropped)}")
+        notes.append("--columns all: every metric (scores.json and scores.csv keep them all)")
+        metrics += "\n" + _wrap("; ".join(notes), width)
+    parts.append(metrics)
+    if usage:
+        parts.append(_wrap("solver tokens as the backends reported them (n/a: none reported); usage %: solver "
+                           "turns that reported usage; cost: the run's total in the prices' currency, from "
+                           "--price-in/--price-out or --prices:", width) + "\n" + usage_table(names))
+    else:
+        parts.append("solver tokens: no backend reported usage ('tok est' is the paper's words x 1.3 estimate)")
+    for kind in kinds:
+        parts.append(f"accuracy % by {kind}:\n" + by_kind_table(scores, kind, names))
+    by_label = dict(zip(labels, names))
+    for name, s in zip(names, scores):
         if s.deltas and s.run.regime == "4s":
             rows = [[d.group, pct(d.zero_shot), pct(d.four_shot), pct(d.delta)] for d in s.deltas]
-            parts.append(f"four-shot minus zero-shot accuracy (points), {s.label} vs {s.paired_with}:\n"
+            other = by_label.get(s.paired_with or "", s.paired_with)
+            parts.append(_wrap(f"four-shot minus zero-shot accuracy (points), {name} vs {other}:", width) + "\n"
                          + text_table(["group", "zs%", "4s%", "delta"], rows))
-    incomplete = [s.label for s in scores if not s.run.complete]
+    incomplete = [name for name, s in zip(names, scores) if not s.run.complete]
     if incomplete:
-        parts.append("INCOMPLETE runs (a shard or transcripts missing; resume them before comparing): "
-                     + "; ".join(incomplete))
-    parts.append("errored transcripts are excluded from every metric but 'err'; hit% and 1st% count "
-                 "canonical offers, offer% and 1st-any% any offer; hit% is over instances with >= 1 "
-                 "request (count without in brackets); fallback%: answers without an ANSWER: line")
+        parts.append(_wrap("INCOMPLETE runs (a shard or transcripts missing; resume them before comparing): "
+                           + "; ".join(incomplete), width))
+    parts.append(_wrap("errored transcripts are excluded from every metric but 'err'; hit% and 1st% count "
+                       "canonical offers (offer% and 1st-any% of --columns all: any offer); hit% is over "
+                       "instances with >= 1 request" + (
+                           "; all-facts%: instances that acquired every missing fact, credit: facts acquired / "
+                           "k, ask-F1: of request precision and credit (docs/benchmark.md §10)"
+                           if two_fact_rows(scores) else ""), width))
     return "\n\n".join(parts) + "\n"
+
+
+def _wrap(text: str, width: int) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)) or text
 
 
 # ------------------------------------------------------------------ the report's Markdown tables
@@ -449,7 +610,8 @@ def comparison_tables(comparisons: Sequence[Comparison]) -> List[str]:
     return out
 
 
-__all__ = ["COST_HEADER", "cost_rows", "decoding_cell",
+__all__ = ["COST_HEADER", "WIDTH", "by_kind_table", "choose_columns", "cost_rows", "decoding_cell",
+           "default_columns", "metric_table", "name_runs", "two_fact_rows",
            "COMPARISON_HEADER", "PLACES", "Price", "Prices", "RESULTS_MD", "RESULTS_TEX", "SUMMARY_HEADER",
            "USAGE_HEADER", "acc_cell", "accuracy_table", "by_rows", "cell", "comparison_rows", "comparison_tables",
            "cost_cell", "delta_pairs", "delta_tables", "display_names", "group_names", "main_header", "main_rows",

@@ -19,6 +19,7 @@ import pytest
 from mira_math.game.protocol import DECLINE_TEXT
 from mira_math.eval.runner import load_data
 from mira_math.eval.scores_file import scores_csv, scores_document, write_scores
+from mira_math.eval.metrics import ALL_COLUMNS
 from mira_math.eval.tables import render_table
 from mira_math.eval.stats import wilson
 from mira_math.eval.rundir import short_spec
@@ -239,7 +240,7 @@ def test_unreadable_answers_and_format_compliance(tmp_path, capsys):
     assert ["model-x | rules | zs", "all", "all", "unreadable", "0.4000"] in rows
     assert ["model-x | rules | zs", "all", "all", "fallback_share", "0.2500"] in rows
     assert ["model-x | rules | zs", "all", "all", "trace_canonical_wrong_unreadable", "1"] in rows
-    table = render_table([s])
+    table = render_table([s], columns=list(ALL_COLUMNS))     # the default table leaves these out
     assert "40.0 (2)" in table and "25.0 (1)" in table and "60.0 (1)/20.0 (1)/20.0" in table
 
 
@@ -551,7 +552,7 @@ def test_files_are_byte_stable_and_long_format(zs_run, capsys):
     assert main(["score", str(zs_run)]) == 0
     assert {p: (zs_run / p).read_bytes() for p in first} == first
     out = capsys.readouterr().out
-    assert "model-x | rules | zs" in out and "60.0" in out and "45.8 (1)" in out
+    assert "model-x | rules | zs" in out and "60.0" in out and "45.8" in out   # hit% (canonical)
     rows = list(csv.reader((zs_run / "scores.csv").open(encoding="utf-8")))
     assert rows[0] == ["run", "group_kind", "group", "metric", "value"]
     assert len(rows) == 1 + 2 + 12 * len(METRICS)

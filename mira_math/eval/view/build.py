@@ -25,22 +25,28 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
+from mira_math.eval.metrics import FACT_SCALE
 from mira_math.eval.rundir.dataset import InstanceInfo, read_instance_info, resolve_data_file
 from mira_math.eval.rundir.files import MANIFEST, ScoringError
 from mira_math.eval.rundir.runs import RunInfo, assign_labels, group_runs
 from mira_math.eval.rundir.transcripts import instance_stats, iter_transcripts
+from mira_math.eval.tables import name_runs
 from mira_math.eval.view import store as _store
 from mira_math.eval.view.store import Entry, IdIndex, Matcher, RowSorter, RowStore, line_digest
 from mira_math.common.errors import MiraError
 from mira_math.generators.schema import instance_from_dict, loads_line
 
-VIEW_VERSION = "3"
+VIEW_VERSION = "4"
 DATA_DIR = "data"
 DEFAULT_PAGE_SIZE = 1_000        # at most this many transcripts (or instances) per lazily loaded data file,
 PAGE_BYTES = 1 << 20             # and a page is closed once it holds this many bytes (long dialogues)
 DEFAULT_CHUNK_ROWS = 5_000       # table rows per chunk: the page opens on the first one
 ROW_COLUMNS = ("run", "inst", "t", "trace", "unreadable", "fmt", "nonc", "req", "off", "ans", "reason",
-               "id", "fam", "type", "diff", "ep")
+               "id", "fam", "type", "diff", "ep", "k", "facts", "newf")
+# a summary entry: family, run, then these counters (errored transcripts only in "errored")
+SUMMARY_COUNTERS = ("n", "no_canonical", "canonical_wrong", "correct", "errored", "format_error_instances",
+                    "noncanonical_instances", "requests", "all_facts", "fact_credit", "new_fact_offers",
+                    "two_fact")
 TRACE_CODES = {"no_canonical": 0, "canonical_wrong": 1, "correct": 2, "errored": 3}
 _OWN_FILES = re.compile(r"^(index|[tir]-\d{4,})\.js$")
 
@@ -235,6 +241,7 @@ class _Builder:
         self.difficulties: set = set()
         self.position = 0                                    # transcripts written so far
         self.covered = bytearray()                           # instance index -> in some run's rows
+        self.id_chars = 0                                    # the longest id: the table's id column fits it
 
     # ------------------------------------------------------------ datasets
     def dataset(self, manifest: Mapping[str, Any], run_dir: Path) -> List[int]:
@@ -361,9 +368,10 @@ class _Builder:
                 family, difficulty = instance.family, instance.difficulty
                 fmt, nonc, req = stats.format_errors, stats.offers - stats.canonical_offers, stats.requests
                 epoch = transcript.get("epoch", 0)
+                k, facts = stats.facts_needed, stats.facts_acquired
                 add_row((index, r, position, trace, 1 if stats.unreadable else 0, fmt, nonc, req, stats.offers,
                          _short(transcript.get("final_answer")), reason, tid, family, instance.type, difficulty,
-                         epoch if type(epoch) is int and epoch >= 0 else 0))
+                         epoch if type(epoch) is int and epoch >= 0 else 0, k, facts, stats.new_fact_offers))
                 if index >= len(covered):
                     covered.extend(bytes(max(index + 1 - len(covered), len(covered))))
                 covered[index] = 1
@@ -373,13 +381,19 @@ class _Builder:
                 seed_sets[instance.seed_set] = None
                 acc = accs.get(family)
                 if acc is None:
-                    acc = accs[family] = self.summary.setdefault((family, r), [0] * 8)
+                    acc = accs[family] = self.summary.setdefault((family, r), [0] * len(SUMMARY_COUNTERS))
                 acc[1 + trace] += 1
                 if trace != errored:
                     acc[0] += 1
                     acc[5] += fmt > 0
                     acc[6] += nonc > 0
                     acc[7] += req
+                    acc[8] += facts >= k                     # the k-fact metrics, as score counts them
+                    acc[9] += facts * (FACT_SCALE // k)
+                    acc[10] += stats.new_fact_offers
+                    acc[11] += k > 1
+                if len(tid) > self.id_chars:
+                    self.id_chars = len(tid)
                 difficulties.add(difficulty)
         self.position = position
         info.transcripts = count
@@ -411,9 +425,10 @@ class _Builder:
         chunks = rows = 0
         for batch in self.rows.ordered(self.chunk_rows):             # one chunk per batch
             (inst, run, t, trace, unreadable, fmt, nonc, req, off, ans, reason, tid, family, type_, diff,
-             ep) = zip(*batch)
+             ep, k, facts, newf) = zip(*batch)
             columns = dict(zip(ROW_COLUMNS, (run, inst, t, trace, unreadable, fmt, nonc, req, off, ans, reason, tid,
-                                             [fam_index[f] for f in family], type_, diff, ep), strict=True))
+                                             [fam_index[f] for f in family], type_, diff, ep, k, facts, newf),
+                               strict=True))
             chunks = self._chunk(chunks, columns)
             rows += len(batch)
         summary = sorted([fam_index[family], r, *acc] for (family, r), acc in self.summary.items())
@@ -424,25 +439,30 @@ class _Builder:
             "run_instances": self.covered.count(1),   # the runs' distinct instances (the header's count)
             "runs": [_run_doc(info) for info in runs], "families": families,
             "trace_classes": list(TRACE_CODES), "difficulties": sorted(self.difficulties),
-            "summary": summary,
+            "summary": summary, "summary_counters": list(SUMMARY_COUNTERS), "fact_scale": FACT_SCALE,
+            "two_fact": any(acc[11] for acc in self.summary.values()), "id_chars": self.id_chars,
         }
 
 
 def build_view(run_dirs: Sequence[Path], out: Path, page_size: int = DEFAULT_PAGE_SIZE,
-               chunk_rows: int = DEFAULT_CHUNK_ROWS) -> ViewResult:
+               chunk_rows: int = DEFAULT_CHUNK_ROWS, names: Optional[Sequence[str]] = None) -> ViewResult:
     """Write the viewer of ``run_dirs`` (shards of one run merged, as in ``score``) into ``out``,
-    streaming: memory does not grow with the number of transcripts."""
+    streaming: memory does not grow with the number of transcripts. ``names``: ``--name``, as
+    ``score`` and ``report`` take it (the same labels in all three)."""
     if page_size < 1:
         raise ViewError(f"page size must be >= 1, got {page_size}")
     if chunk_rows < 1:
         raise ViewError(f"rows per table chunk must be >= 1, got {chunk_rows}")
     runs = group_runs(run_dirs)
     assign_labels(runs)
+    name_runs(runs, names)
     with _locked(Path(out)):
         return _build_locked(runs, Path(out), page_size, chunk_rows)
 
 
 def _build_locked(runs: List[RunInfo], out: Path, page_size: int, chunk_rows: int) -> ViewResult:
+    """The only step that writes into ``out`` (under the lock): the data pages as they are
+    built, then ``data/index.js`` and ``index.html``; the runs are grouped and named before it."""
     data = _prepare_out(out)
     enabled = gc.isenabled()
     gc.disable()        # nothing built here holds a cycle; the collector's passes cost more than the work

@@ -274,3 +274,31 @@ def test_the_facts_a_k2_episode_acquired_in_order(browser, k2_view):
     assert "acquired 1st, at request 1" in text and "acquired 2nd, at request 2" in text
     assert "not acquired" not in text
     v.close()
+
+
+def test_the_k2_summary_shows_the_fact_metrics_as_score_does_and_ids_whole(browser, k2_view):
+    from mira_math.eval.metrics import num, pct
+    from mira_math.eval.scoring import score
+
+    root = k2_view.parent
+    scores = score([root / "reference", root / "first-fact"])
+    v = Page(browser, k2_view, "#run=1&id=laplace_grid-k2-00000")
+    p = v.page
+    v.wait("document.querySelector('#detail .dhead .id')?.textContent === 'laplace_grid-k2-00000'")
+    heads = p.locator("#summary th").all_text_contents()
+    assert heads[-3:] == ["all facts", "credit", "ask-F1"]
+    totals = [[c.strip() for c in row.locator("td").all_text_contents()]
+              for row in p.locator("#summary tr.total").all()]
+    assert len(totals) == len(scores)
+    for cells, s in zip(totals, scores):                       # digit for digit what score writes
+        m = s.overall
+        assert s.label in cells[1]
+        assert cells[-3:] == [pct(m.all_facts_rate) + "%", num(m.partial_credit), pct(m.ask_f1) + "%"]
+    verdict = p.locator("#detail .verdict").first.inner_text()
+    assert "1 of 2 (credit 0.50), in order: fact 1 at request 1" in verdict
+    assert set(p.locator(".trow .c-facts").all_text_contents()) == {"2/2", "1/2"}
+    ids = p.evaluate("[...document.querySelectorAll('.trow .c-id')]"
+                     ".map(e => [e.textContent, e.scrollWidth <= e.clientWidth])")
+    assert ids and all(whole for _, whole in ids) and all(t.startswith("laplace_grid-k2-") for t, _ in ids)
+    v.shot("k2_summary.png")
+    v.close()

@@ -12,7 +12,7 @@
   var pages = { t: {}, i: {}, r: {} }, waiting = { t: {}, i: {}, r: {} };
   var filtered = new Int32Array(0), selPos = -1, selRow = -1, cmpRun = -1;
   var R = null, chunkLoaded = [], chunksLoaded = 0, busy = 0;   // the table's columns, filled chunk by chunk
-  var NUMERIC = ["run", "inst", "t", "trace", "unreadable", "fmt", "nonc", "req", "off", "fam", "diff", "ep"];
+  var NUMERIC = ["run", "inst", "t", "trace", "unreadable", "fmt", "nonc", "req", "off", "fam", "diff", "ep", "k", "facts", "newf"];
   var TEXT = ["ans", "reason", "id", "type"];
   var $ = function (id) { return document.getElementById(id); };
 
@@ -23,7 +23,28 @@
     return e;
   }
   function add(parent) { for (var i = 1; i < arguments.length; i++) if (arguments[i]) parent.appendChild(arguments[i]); return parent; }
-  function pct(a, b) { return b ? (100 * a / b).toFixed(1) + "%" : "–"; }
+  // a / b rounded half to even at `places` decimals after multiplying by `scale`, exactly
+  // (integers, BigInt): the text `score` writes for the same counts, digit for digit
+  function exact(a, b, scale, places) {
+    if (!b) return "–";
+    var unit = BigInt(Math.pow(10, places)), num = BigInt(a) * BigInt(scale) * unit, den = BigInt(b);
+    var neg = num < 0n; if (neg) num = -num;
+    var q = num / den, r = num % den;
+    if (2n * r > den || (2n * r === den && q % 2n === 1n)) q += 1n;
+    var digits = q.toString().padStart(places + 1, "0");
+    return (neg && q ? "-" : "") + (places ? digits.slice(0, -places) + "." + digits.slice(-places) : digits);
+  }
+  function pct(a, b) { return b ? exact(a, b, 100, 1) + "%" : "–"; }
+  var FS = 60;      // acquired/k is an integer over the index's fact_scale (60: every k up to 6)
+  var HEAD_TITLES = { "all facts": "share of instances that acquired every missing fact",
+    "credit": "mean of facts acquired / k (the recall of Ask-F1)",
+    "ask-F1": "harmonic mean of ask precision (requests that acquired a new fact / requests) and credit" };
+  // Ask-F1 = 2PR/(P+R), P = new-fact offers / requests, R = credit / (FS n): exactly 2 P' C / (P' FS n + C req)
+  function askF1(s) {
+    if (!s.req || !s.n) return "–";
+    var nf = BigInt(s.newf), c = BigInt(s.credit), den = nf * BigInt(FS) * BigInt(s.n) + c * BigInt(s.req);
+    return den ? exact(2n * nf * c, den, 100, 1) + "%" : "0.0%";
+  }
   function flag(cls, text, title) { var b = el("span", "badge flag " + cls, text); b.title = title; return b; }
   function runDot(r) { var d = el("span", "dot"); d.style.background = COLORS[r % COLORS.length]; d.title = D.runs[r].label; return d; }
 
@@ -117,6 +138,15 @@
     return out;
   }
 
+  // "2 of 2 (credit 1.00), in order: fact 2 at request 1, fact 1 at request 3"; undefined
+  // (no line) for a one-fact instance, whose verdict says it all
+  function factsText(inst, t) {
+    if (!inst.hint_groups || inst.hint_groups.length < 2) return undefined;
+    var got = acquisitions(inst, t), k = inst.hint_groups.length;
+    var text = got.length + " of " + k + " (credit " + exact(got.length, k, 1, 2) + ")";
+    return got.length ? text + ", in order: " + got.map(function (a) { return "fact " + (a.group + 1) + " at request " + a.request; }).join(", ") : text;
+  }
+
   // ---------------------------------------------------------------- table rows, by chunk
   function allocRows() {
     R = {};
@@ -126,7 +156,7 @@
   function fillChunk(n, cols) {
     if (chunkLoaded[n]) return;
     var base = n * CH;
-    NUMERIC.concat(TEXT).forEach(function (c) { var src = cols[c], dst = R[c]; for (var j = 0; j < src.length; j++) dst[base + j] = src[j]; });
+    NUMERIC.concat(TEXT).forEach(function (c) { var src = cols[c] || [], dst = R[c]; for (var j = 0; j < src.length; j++) dst[base + j] = src[j]; });
     chunkLoaded[n] = true; chunksLoaded++;
   }
   function loaded(k) { return !!chunkLoaded[Math.floor(k / CH)]; }
@@ -200,11 +230,12 @@
   function renderSummary(f) {
     var nf = D.families.length, nr = D.runs.length;
     var acc = [];
-    for (var a = 0; a <= nf; a++) { acc.push([]); for (var r = 0; r < nr; r++) acc[a].push({ n: 0, t: [0, 0, 0, 0], fmt: 0, nonc: 0, req: 0 }); }
+    for (var a = 0; a <= nf; a++) { acc.push([]); for (var r = 0; r < nr; r++) acc[a].push({ n: 0, t: [0, 0, 0, 0], fmt: 0, nonc: 0, req: 0, all: 0, credit: 0, newf: 0 }); }
     if (!active(f, true)) {               // no filter: the build's own counts, no row needed
       D.summary.forEach(function (e) {
         [acc[e[0]][e[1]], acc[nf][e[1]]].forEach(function (s) {
           s.n += e[2]; for (var c = 0; c < 4; c++) s.t[c] += e[3 + c]; s.fmt += e[7]; s.nonc += e[8]; s.req += e[9];
+          s.all += e[10] || 0; s.credit += e[11] || 0; s.newf += e[12] || 0;
         });
       });
     } else {
@@ -212,11 +243,18 @@
       for (var k = 0; k < N; k++) {
         if (!m(k)) continue;
         var rows = [acc[R.fam[k]][R.run[k]], acc[nf][R.run[k]]];
-        rows.forEach(function (s) { s.t[R.trace[k]]++; if (R.trace[k] !== 3) { s.n++; s.req += R.req[k]; if (R.fmt[k]) s.fmt++; if (R.nonc[k]) s.nonc++; } });
+        rows.forEach(function (s) {
+          s.t[R.trace[k]]++;
+          if (R.trace[k] === 3) return;
+          s.n++; s.req += R.req[k]; if (R.fmt[k]) s.fmt++; if (R.nonc[k]) s.nonc++;
+          var need = R.k[k] || 1; if (R.facts[k] >= need) s.all++; s.credit += R.facts[k] * (FS / need); s.newf += R.newf[k];
+        });
       }
     }
     var table = el("table", "sum"), head = el("tr");
-    ["family", "run", "n", "accuracy", "trace (no hint / hint wrong / correct)", "avg requests", "format err.", "noncanon."].forEach(function (h) { head.appendChild(el("th", null, h)); });
+    var heads = ["family", "run", "n", "accuracy", "trace (no hint / hint wrong / correct)", "avg requests", "format err.", "noncanon."];
+    if (D.two_fact) heads = heads.concat(["all facts", "credit", "ask-F1"]);
+    heads.forEach(function (h) { var th = el("th", null, h); th.title = HEAD_TITLES[h] || ""; head.appendChild(th); });
     add(table, add(el("thead"), head));
     var body = el("tbody");
     function line(fi, r, s, total) {
@@ -227,7 +265,8 @@
       for (var c = 0; c < 3; c++) { var seg = el("i", "b" + c); seg.style.width = (s.n ? 100 * s.t[c] / s.n : 0) + "%"; bar.appendChild(seg); }
       var shares = el("td"); add(shares, bar, document.createTextNode(" " + [0, 1, 2].map(function (c) { return pct(s.t[c], s.n); }).join(" / ")));
       add(tr, name, runCell, el("td", null, s.n + (s.t[3] ? " (+" + s.t[3] + " err.)" : "")), el("td", null, pct(s.t[2], s.n)), shares,
-        el("td", null, s.n ? (s.req / s.n).toFixed(2) : "–"), el("td", null, pct(s.fmt, s.n)), el("td", null, pct(s.nonc, s.n)));
+        el("td", null, exact(s.req, s.n, 1, 2)), el("td", null, pct(s.fmt, s.n)), el("td", null, pct(s.nonc, s.n)));
+      if (D.two_fact) add(tr, el("td", null, pct(s.all, s.n)), el("td", null, exact(s.credit, s.n * FS, 1, 2)), el("td", null, askF1(s)));
       tr.addEventListener("click", function () { $("f-family").value = total ? "" : String(fi); applyFilters(true); });
       body.appendChild(tr);
     }
@@ -259,7 +298,8 @@
       if (R.unreadable[k]) flags.appendChild(flag("", "U", "unreadable answer"));
       fam.title = D.families[R.fam[k]];
       add(row, add(el("span", "c-run"), runDot(R.run[k])), el("span", "c-id", R.id[k]), el("span", "c-ep", R.ep[k]), fam, el("span", "c-t", R.type[k]),
-        el("span", "c-d", R.diff[k]), trace, flags, el("span", "c-ro", R.req[k] + "/" + R.off[k]), el("span", "c-ans", R.ans[k]));
+        el("span", "c-d", R.diff[k]), trace, flags, el("span", "c-ro", R.req[k] + "/" + R.off[k]),
+        D.two_fact ? el("span", "c-facts", R.facts[k] + "/" + (R.k[k] || 1)) : null, el("span", "c-ans", R.ans[k]));
       row.title = R.reason[k];
       sp.appendChild(row);
     }
@@ -333,7 +373,7 @@
     add(verdict, el("h2", null, v.correct ? "Correct" : (t.error ? "Errored" : "Wrong")),
       kv([["expected", v.expected === undefined ? inst.answer.value : v.expected], ["parsed", v.parsed === undefined ? null : v.parsed],
         ["final answer", t.final_answer], ["reason", v.reason || null], ["ended by", t.ended_by],
-        ["budget", t.budget], ["tokens (reported)", reportedUsage(t)], ["tokens (est.)", t.tokens_est]]));
+        ["budget", t.budget], ["facts acquired", factsText(inst, t)], ["tokens (reported)", reportedUsage(t)], ["tokens (est.)", t.tokens_est]]));
     if (t.error) verdict.appendChild(el("pre", "text", "error in " + t.error.where + ": " + t.error.message));
     col.appendChild(verdict);
     var solverN = 0, canon = canonicalLines(inst), seenGroups = {};
@@ -456,6 +496,9 @@
   // ---------------------------------------------------------------- start
   function init() {
     allocRows();
+    if (D.fact_scale) FS = D.fact_scale;
+    if (D.id_chars) $("list").style.setProperty("--idw", D.id_chars + "ch");   // whole ids, never cut
+    if (D.two_fact) document.body.classList.add("two-fact");
     var runs = $("runs");
     D.runs.forEach(function (run, r) { add(runs, add(el("span", "run-tag"), runDot(r), document.createTextNode(run.label + " (" + run.transcripts + ")"))); });
     add(runs, el("span", "muted", N + " transcripts of " + (D.run_instances === undefined ? D.instances : D.run_instances) + " instances"));
