@@ -106,7 +106,8 @@ STOP_SEQUENCES = ("\nInformation holder:", "\nUser:", "\nYour message had no act
 _OTHER_PARTIES = r"(?:the[ \t]+)?(?:information[ \t]+holder|holder|responder|user|human)"
 # A speaker label: the party's name at the start of a line, in any markdown (bold, italic,
 # quote, heading, list), an optional parenthesis and verb of speech, then ':'; or a line of
-# the harness's own feedback. Searched from the second line on: a label opening the message is narrative. The leading run is taken whole (an atomic group), so a failed
+# the harness's own feedback. Searched from the second line on: a label opening the message is
+# narrative. The leading run is taken whole (an atomic group), so a failed
 # match never backtracks through it.
 _LABEL_RE = re.compile(
     r"^(?=(?P<lead>[ \t>#*_\-\[]*))(?P=lead)(?:"

@@ -93,7 +93,8 @@ def _run_with(content, tmp_path, capsys):
 @pytest.mark.parametrize("content", [
     [{"type": "text", "text": "ANSWER: {answer}"}],
     [{"type": "thinking", "thinking": "P(H) is missing... ANSWER: 0"}, {"type": "text", "text": "ANSWER: {answer}"}],
-    [{"type": "reasoning", "text": "draft"}, {"type": "text", "text": "Draft done.\n"}, {"type": "text", "text": "ANSWER: {answer}"}],
+    [{"type": "reasoning", "text": "draft"}, {"type": "text", "text": "Draft done.\n"},
+     {"type": "text", "text": "ANSWER: {answer}"}],
     [{"type": "output_text", "text": "ANSWER: {answer}"}],
 ])
 def test_content_parts_are_read_as_their_text(content, tmp_path, capsys):

@@ -131,7 +131,8 @@ _LEADING = re.compile(
     r"^\s*(?:(?:in\s+order\s+)?to\s+(?:help\s+(?:me\s+|us\s+)?)?" + _VERBS_WIDE + r"\b"
     r"|for\s+(?:the\s+purpose\s+of\s+)?" + _VERBS + r"\b|so\s+(?:that\s+)?" + _SUBJECT + r"\b"
     r"|given\b|knowing\b|using\b|with\b|since\b|because\b|as\s+" + _SUBJECT + r"\b|from\b|so\s+far\b"
-    r"|(?:here\s+is|here's|these\s+are|this\s+is)\s+what\s+" + _SUBJECT + r"\b|what\s+" + _SUBJECT + r"\s+(?:know|have)\b"
+    r"|(?:here\s+is|here's|these\s+are|this\s+is)\s+what\s+" + _SUBJECT + r"\b"
+    r"|what\s+" + _SUBJECT + r"\s+(?:know|have)\b"
     r"|(?:needed|required|necessary|useful)\s+(?:for|to|in\s+order\s+to)\b|without\b"
     r"|if\s+" + _SUBJECT + r"\s+(?:want|need|are|am|'re|'m)\b)",
     re.IGNORECASE)
@@ -223,7 +224,8 @@ def asked_part(text: str) -> str:
 _DERIVED_BEFORE = re.compile(r"(?:(?:\d|\))\s*[-+*/·]\s*|[*/·^]\s*|(?<![A-Za-z0-9_)\]])-|\b(?:twice|double|triple|"
                              r"half|square|cube|inverse|reciprocal|complement|negative|log|logarithm|sqrt|root|times|"
                              r"plus|minus)\s+(?:of\s+)?(?:the\s+)?)\(?\s*$", re.IGNORECASE)
-_DERIVED_AFTER = re.compile(r"^\s*\)?\s*(?:\^|\*\*|[-+*/·]\s*(?:\d|\()|\b(?:squared|cubed|times|plus|minus|divided|over)\b)",
+_DERIVED_AFTER = re.compile(r"^\s*\)?\s*(?:\^|\*\*|[-+*/·]\s*(?:\d|\()"
+                            r"|\b(?:squared|cubed|times|plus|minus|divided|over)\b)",
                             re.IGNORECASE)
 DERIVED = "(derived) "
 """Prefix of the id of a quantity derived from a named one: no line holds it."""
