@@ -31,7 +31,7 @@ demo: venv
 	$(BIN)/mira-math audit build/runs/reference
 	$(BIN)/mira-math report build/runs/reference build/runs/noask build/runs/sampler --out build/report
 	$(BIN)/mira-math view build/runs/reference build/runs/noask --out build/view
-	# two missing facts (issue 34): the multi_hint part, 100% / chance with partial credit 1/2 / chance
+	# Two missing facts: the multi_hint part, 100% / chance with partial credit 1/2 / chance
 	rm -rf build/runs-k2 build/report-k2
 	$(BIN)/mira-math eval --config multi_hint --solver reference --out build/runs-k2/reference
 	$(BIN)/mira-math eval --config multi_hint --solver first-fact --out build/runs-k2/first-fact
@@ -93,7 +93,7 @@ bench: venv browser
 	$(BIN)/python benchmarks/bench_faults.py
 	$(BIN)/python benchmarks/bench_view.py --parts
 
-# The million-transcript figures (issue 25): about 45 minutes on 2 shared cores and 4 GB of
+# The million-transcript figures: about 45 minutes on 2 shared cores and 4 GB of
 # temporary files under $(BENCH_TMP), so not part of `make bench`.
 BENCH_TMP ?= /tmp
 
@@ -179,7 +179,7 @@ real-models: $(REAL_BIN)/.installed
 	# size and sha256 verified, converted; its Apache-2.0 notice lands beside it in the cache.
 	$(REAL_BIN)/python scripts/fetch_qwen.py $(REAL_CACHE)
 	$(REAL_BIN)/python scripts/real_models.py --cache $(REAL_CACHE) --out $(REAL_OUT) $(REAL_ARGS)
-	# Issue 35: the responder cards. The rules responder on the whole labelled request set, then
+	# The responder cards. The rules responder on the whole labelled request set, then
 	# Qwen2.5-Coder-0.5B as LLM responder (vLLM, structured output) on a subset: at most
 	# $(REAL_CHECK_ROWS) requests of each stratum (the paper's 20 quoted requests whole).
 	$(REAL_BIN)/mira-math responder-check --responder rules --out $(REAL_OUT)/responder-card-rules

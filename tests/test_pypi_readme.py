@@ -1,4 +1,4 @@
-"""Issue 32: the wheel's long description is a short PyPI page, not the repository README (whose
+"""The wheel's long description is a short PyPI page, not the repository README (whose
 make targets and relative links mean nothing on PyPI)."""
 
 import configparser

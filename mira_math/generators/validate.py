@@ -159,7 +159,7 @@ def validate_instance(inst: Instance, family: Family) -> List[Failure]:
 
 def _multi_fact_proofs(inst: Instance, family: Family, latent: Latent, rendered: Rendered,
                        stored_answer: Value) -> List[Failure]:
-    """The proofs of a k >= 2 instance (docs/decisions.md, issue 34): the responder holds
+    """The proofs of a k >= 2 instance (docs/decisions/data.md): the responder holds
     exactly the hints of the groups; the view alone and the view plus any single hint leave the
     answer open (an explicit second completion, or the enumerated answer set); the view plus
     one hint of each group gives the stored answer (every such choice is tried)."""

@@ -1,5 +1,5 @@
-"""Where RL episodes come from, kept apart so training cannot leak into a test (docs/decisions.md,
-issue 36): the committed release, the endless held-out stream (evaluation), and the endless
+"""Where RL episodes come from, kept apart so training cannot leak into a test
+(docs/decisions/integrations.md): the committed release, the endless held-out stream (evaluation), and the endless
 ``train`` stream.
 
 Both streams draw instances procedurally, each from its own named seed set, and both skip
@@ -78,7 +78,7 @@ def release_keys() -> FrozenSet[str]:
 @functools.lru_cache(maxsize=8)
 def _keys_of(data: Optional[str]) -> FrozenSet[str]:
     keys = {key for inst in release_instances(data=data) for key in instance_keys(inst)}
-    if data is None:      # the committed release's two-fact part too (issue 34)
+    if data is None:      # the committed release's two-fact part too
         from mira_math.eval.selection import data_files, load_data
         from mira_math.generators.layout import DEFAULT_RELEASE
 

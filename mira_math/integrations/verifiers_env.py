@@ -185,10 +185,10 @@ def episode_signals(episode: Episode) -> Dict[str, Optional[float]]:
         "requests": float(stats.requests),
         "canonical_offers": float(stats.canonical_offers),
         "first_request_success": 1.0 if stats.first_request_canonical else 0.0,
-        # undefined without a request: None (verifiers' "did not run"), never 0.0 (issue 32)
+        # undefined without a request: None (verifiers' "did not run"), never 0.0
         "hit_rate": stats.canonical_offers / stats.requests if stats.requests else None,
         "format_errors": float(stats.format_errors),
-        "facts_acquired": float(stats.facts_acquired),          # k missing facts (issue 34)
+        "facts_acquired": float(stats.facts_acquired),          # k missing facts
         "partial_credit": stats.facts_acquired / stats.facts_needed,
     }
 

@@ -1,4 +1,4 @@
-"""Issue 32: a run whose every solver reply was empty (content null, or reasoning only) is not
+"""A run whose every solver reply was empty (content null, or reasoning only) is not
 a quiet 0%: eval prints a warning line, the manifest records it, score repeats it."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def test_a_run_with_visible_replies_has_no_such_warning(tmp_path, capsys):
 
 
 class _BoldLabelServer(JSONHandler):
-    """A solver that plays the information holder in markdown (issue 32): bold label, then an answer."""
+    """A solver that plays the information holder in markdown: bold label, then an answer."""
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))

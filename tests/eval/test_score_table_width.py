@@ -1,4 +1,4 @@
-"""Issue 32: `score`'s terminal table stays narrow when a run sent a long stop list."""
+"""`score`'s terminal table stays narrow when a run sent a long stop list."""
 
 from __future__ import annotations
 
