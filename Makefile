@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test venv browser lint wheel-smoke bench bench-1m bench-http clean real-models test-integrations
+.PHONY: demo test venv docs browser lint wheel-smoke bench bench-1m bench-http clean real-models test-integrations
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +12,7 @@ $(BIN)/python:
 # A stamp, so that one `make test` installs once (its sub-make for wheel-smoke finds it done);
 # it is redone when the package's metadata changes.
 $(VENV)/.installed: $(BIN)/python setup.cfg setup.py pyproject.toml
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	touch $@
 
 venv: $(VENV)/.installed
@@ -61,9 +61,14 @@ browser:
 	    fi; \
 	  fi; }
 
-test: venv browser lint
+test: venv browser lint docs
 	$(BIN)/python -m pytest
 	$(MAKE) --no-print-directory wheel-smoke
+
+# The documentation site (mkdocs.yml) into build/site/, offline and strict: a broken link, a
+# missing anchor or reference fails; the CLI and API references are generated as it builds.
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # ruff (pyflakes, pycodestyle errors, bugbear) and mypy over the package; configured in pyproject.toml
 lint: venv
