@@ -3,12 +3,21 @@ parsers at build time, never by hand."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from cli_reference import fill  # noqa: E402
+
+
+_ROLE = re.compile(r":(?:func|class|mod|data|meth|attr|exc):(?=<code>|`)")
+
+
+def on_page_content(html: str, page, config, files) -> str:  # noqa: ANN001 - MkDocs' signature
+    """The docstrings' Sphinx roles (``:func:`load```) shown as plain code in the API reference."""
+    return _ROLE.sub("", html)
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:  # noqa: ANN001 - MkDocs' signature
