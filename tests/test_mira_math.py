@@ -157,7 +157,7 @@ def _asking_chat(row):
 
 
 def _ten_line_episode(row, chat, regime="zs"):
-    """The README's example, verbatim in spirit: budget requests, then one final turn."""
+    """The harness page's example, verbatim in spirit: budget requests, then one final turn."""
     messages = mira_math.initial_messages(row, regime)
     for used in range(mira_math.budget(row) + 1):
         reply = chat(messages)

@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# Exit codes (README "Reliability"): 0 done, every instance without error; 1 a user-facing
+# Exit codes (docs/evaluate.md, "Reliability"): 0 done, every instance without error; 1 a user-facing
 # error (bad data, a refused run), nothing run; 2 a bad option; 3 the run finished but some
 # instances ended in an error (``--retry-errors`` reruns them); 4 the run was stopped by a
 # fatal backend error (401/403/404, a server that is down; ``--resume`` continues it); 5 no

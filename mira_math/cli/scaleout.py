@@ -66,7 +66,7 @@ def add_engine_options(e: argparse.ArgumentParser) -> None:
                    help="keyword arguments of the chat template, e.g. '{\"date_string\": \"26 Jul "
                         "2024\"}': vllm and transformers use it instead of their pinned default "
                         "(that date); openai sends it in the request body (vllm serve reads it), "
-                        "only when given (README, Llama-3.1-8B)")
+                        "only when given (docs/llama.md)")
 
 
 def _json_object(text: str) -> dict:

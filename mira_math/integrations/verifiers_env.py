@@ -2,7 +2,7 @@
 
 The installable plugin is ``environments/mira_math_rl`` (module ``mira_math_rl``): it exports
 :class:`MiraTaskset`, :class:`MiraEnv` and :class:`MiraHarness`, so after ``pip install`` of it
-``vf-eval mira-math-rl --model M --client.base-url URL`` runs offline (README, "RL training").
+``vf-eval mira-math-rl --model M --client.base-url URL`` runs offline (docs/integrations.md).
 
 - :class:`MiraTaskset` yields the release's rows (``--env.taskset.source release``, default;
   ``family``/``type``/``data`` select rows as ``mira-math eval`` does), the endless held-out
