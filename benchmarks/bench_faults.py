@@ -152,7 +152,7 @@ def attacks(url: str, tmp: Path, limit: str) -> List[Tuple[str, Callable[[], Tup
         errors = sum("ReplyTooLarge" in (r.get("error") or {}).get("message", "") for r in rows)
         return int(rc), f"peak RSS {mib} MiB for 12 episodes; {errors}/12 ReplyTooLarge errors"
 
-    # part A (issue 22): fail-fast that counts right, a 429 storm, the in-flight count on a stop,
+    # part A: fail-fast that counts right, a 429 storm, the in-flight count on a stop,
     # a write that runs out of space, SIGTERM on the async path.
     def stop_line(out: str, code: int) -> str:   # part A
         transcripts = tmp / out / "transcripts.jsonl"
@@ -262,7 +262,7 @@ def attacks(url: str, tmp: Path, limit: str) -> List[Tuple[str, Callable[[], Tup
 
 
 def attacks_part_b(url: str, tmp: Path, limit: str) -> List[Tuple[str, Callable[[], Tuple[int, str]]]]:
-    """Hostile files and interrupted writes (issue 22, part B): every reader's one-line errors."""  # part B
+    """Hostile files and interrupted writes: every reader's one-line errors."""  # part B
     line = json.loads((RELEASE / "data/bayes_missing_prior/test.jsonl").read_text().splitlines()[0])
     source = (ROOT / "tests/fixtures/reference_sample.jsonl").read_text().splitlines()[0]
 

@@ -1,4 +1,4 @@
-"""The two-fact part (issue 34): generation and validation time per family, and what each proof
+"""The two-fact part: generation and validation time per family, and what each proof
 rests on (an explicit second completion or an enumerated finite answer set).
 
 Usage: python benchmarks/bench_multi_hint.py

@@ -3,7 +3,7 @@ full budget (every episode spends all its requests, then answers), transcripts o
 
 Usage: python benchmarks/bench_runner.py [--repeat N] [--responder rules|decline] [--scale N]
 
-``--scale N`` (issue 25): the same runner over bench_score's synthetic N-instance --data file: the
+``--scale N``: the same runner over bench_score's synthetic N-instance --data file: the
 first pass (checksums, JSON, schema, duplicate ids, the validator) cold (an empty validation
 cache) and warm (the file's bytes stamped by the cold pass), its share of the whole run, and the
 harness CPU per model call.

@@ -1,4 +1,4 @@
-"""Time and peak memory of the ``mira-math`` CLI at scale (issue 16 §2).
+"""Time and peak memory of the ``mira-math`` CLI at scale.
 
 ``score``, ``report`` and ``eval`` (offline ``reference`` / ``noask`` solvers, rules responder) at
 2k / 10k / 50k / 100k instances, and ``generate`` / ``validate`` / ``verify`` at 1x / 4x / 16x the

@@ -6,9 +6,9 @@ new ids, so every transcript joins with its own instance. Each measurement is a 
 (``python -m mira_math.cli.main ...``); peak memory is its maximum resident set size. ``report`` is
 measured twice: after ``score`` (it reuses scores.json) and cold (no scores.json: it scores).
 
-``--reverify`` measures instead what re-verification (issue 22: every final answer judged again,
+``--reverify`` measures instead what re-verification (every final answer judged again,
 every id checked against the selection) costs: ``score`` in one process with and without the
-checks, against its floor, medians of 3 (interleaved). The floor is issue 25's "hashing and
+checks, against its floor, medians of 3 (interleaved). The floor is the goal's "hashing and
 parsing every line": what any correct ``score`` must do before it can trust a number, which is
 to read every line of the run's dataset files and of its transcripts once, feed it to sha256
 (``score`` checks the dataset files against the manifest's checksum and fingerprints the

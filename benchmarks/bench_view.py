@@ -17,7 +17,7 @@ two shapes (``--shapes``):
   the transcripts (94 MB), the worst case for a build, which must parse both;
 - ``shared``: runs (one solver name each) over one dataset of n/10 instances, at most 23,100
   (a 10x held-out split), one transcript per instance each: 10 runs at 10k and 100k, 43 at
-  1M. This is issue 25's own scenario (six models x two regimes x five epochs over a 10x
+  1M. This is the scenario the goal was set on (six models x two regimes x five epochs over a 10x
   held-out split) and the shape of real evaluations: several runs over one dataset.
 
 The 1M size writes about 2 GB of synthetic runs and 2 GB of viewer under ``--tmp`` per shape.

@@ -94,7 +94,7 @@ class RunFigures:
     precise: int = 0             # ... and nothing else: the rules responder offers its line
     precise_declined: int = 0    # precise requests the logged responder declined
     correct: int = 0
-    # solver turns where the model began another party's turn (issue 21): stopped at one of the
+    # solver turns where the model began another party's turn: stopped at one of the
     # protocol's stop sequences, or cut there after generation (backends without stop strings)
     other_speaker: int = 0
 

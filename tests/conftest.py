@@ -37,7 +37,7 @@ class ReleaseCounts:
             kind: sum(n for f, n in self.per_family.items() if registry.type_of(f) == kind)
             for kind in ("A", "B")}
         self.per_block: Dict[str, int] = dict(info["per_type"])    # instances per (family, difficulty)
-        # the two-fact part (issue 34): its own counts, files beside the one-fact ones
+        # the two-fact part: its own counts, files beside the one-fact ones
         part = info.get("multi_hint") or {}
         self.multi_hint: Dict[str, int] = dict(part.get("counts", {}))
         self.multi_hint_total: int = part.get("total", 0)

@@ -1,4 +1,4 @@
-"""Issue 32: a killed writer's temporary files are removed by the next write of the file."""
+"""A killed writer's temporary files are removed by the next write of the file."""
 
 from __future__ import annotations
 

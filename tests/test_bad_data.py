@@ -1,4 +1,4 @@
-"""Bad data (issue 7, item 4): a copy of the committed release with a flipped byte, a missing
+"""Bad data: a copy of the committed release with a flipped byte, a missing
 file, a truncated line, a line with a missing field, a wrong type or a duplicated id fails
 ``mira-math verify``, ``mira-math validate`` and ``mira-math eval --data`` with an error that
 names the file, the line and the field where they apply, before any model call.
@@ -196,7 +196,7 @@ def duplicated_id_across_files(root: Path) -> Broken:
 
 
 def empty_id(root: Path) -> Broken:
-    """Issue 32: an empty id ran under eval and then made --resume refuse the run for good."""
+    """An empty id ran under eval and then made --resume refuse the run for good."""
     _edit_row(root / FIRST, LINE, lambda row: row.update(id=""))
     return Broken(FIRST, LINE, "id", "expected a non-empty id without NUL, got ''")
 

@@ -1,4 +1,4 @@
-"""Hostile inputs (issue 22, part B): every command that reads a user's file answers a mutated
+"""Hostile inputs: every command that reads a user's file answers a mutated
 one with an exit code from the documented set and ONE error line on stderr that names the file
 (and the line or field where they apply), never a traceback.
 

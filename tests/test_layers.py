@@ -107,7 +107,7 @@ def test_no_import_circle_in_the_package():
 
 
 def test_the_circle_test_finds_a_circle_through_a_function_body(tmp_path):
-    """The shape of issue 31's circle: scoring -> integrity at module level, integrity ->
+    """The shape of the old import circle: scoring -> integrity at module level, integrity ->
     scoring's private reader inside a function, and a third module closing a longer loop."""
     root = tmp_path / "mira_math"
     (root / "eval").mkdir(parents=True)

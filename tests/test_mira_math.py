@@ -23,11 +23,11 @@ def expected_rows(counts) -> dict:
     """Rows per config, from release_info.json (whose own consistency test_release.py checks)."""
     return {"all": counts.total, "type_a": counts.by_type["A"], "type_b": counts.by_type["B"],
             **counts.per_family,
-            # the two-fact part (issue 34)
+            # the two-fact part
             "multi_hint": counts.multi_hint_total, "multi_hint_type_a": counts.multi_hint_by_type["A"],
             "multi_hint_type_b": counts.multi_hint_by_type["B"],
             **{f"multi_hint_{n}": c for n, c in counts.multi_hint.items()},
-            # the labelled request set (issue 35): its own config, one request a line
+            # the labelled request set: its own config, one request a line
             "responder_check": (RELEASE / REQUESTS_PATH).read_bytes().count(b"\n")}
 
 
@@ -157,7 +157,7 @@ def _asking_chat(row):
 
 
 def _ten_line_episode(row, chat, regime="zs"):
-    """The README's example, verbatim in spirit: budget requests, then one final turn."""
+    """The harness page's example, verbatim in spirit: budget requests, then one final turn."""
     messages = mira_math.initial_messages(row, regime)
     for used in range(mira_math.budget(row) + 1):
         reply = chat(messages)
@@ -178,7 +178,7 @@ def _documented_episode(document: Path):
     return namespace["episode"]
 
 
-@pytest.mark.parametrize("document", ["README.md", "dataset_card.md"])
+@pytest.mark.parametrize("document", ["docs/harness.md", "dataset_card.md"])
 def test_the_documented_episode_runs_as_written(document, tmp_path, counts):
     episode = _documented_episode(RELEASE.parent / document)
     first: dict = {}
@@ -219,7 +219,7 @@ def test_respond_offers_the_named_slot_and_declines_vague_requests(tmp_path):
     offer = mira_math.respond(row, f"I think I need it.\nREQUEST: What is {hint.slot}?", 2)
     assert offer["decision"] == "offer" and offer["shown"] == hint.constraint and offer["canonical"]
     assert offer["message"] == f"Information holder: {hint.constraint}\n2 request(s) left."
-    # a one-line message without REQUEST: is what eval makes of it: a format error (issue 21)
+    # a one-line message without REQUEST: is what eval makes of it: a format error
     bare = mira_math.respond(row, f"What is {hint.slot}?")
     assert bare["decision"] == "format_error" and bare["shown"] is None
     plain = mira_math.respond(row, f"REQUEST: What is {hint.slot}?")

@@ -35,7 +35,7 @@ def test_readme_and_card_state_the_current_versions():
 
 
 def test_the_readme_version_line_is_what_the_command_prints(capsys):
-    """Issue 32: the README showed protocol 1.1 where `mira-math --version` says 1.2."""
+    """The README showed protocol 1.1 where `mira-math --version` says 1.2."""
     import pytest
 
     from mira_math.cli.main import main

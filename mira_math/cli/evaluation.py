@@ -248,7 +248,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     print(render_table(scores, prices_from(args), columns), end="")
     from mira_math.eval.hub_results import committed_unrevealed
 
-    for s in scores:   # commit-reveal (Issue 33): results on a split nobody can check yet
+    for s in scores:   # commit-reveal: results on a split nobody can check yet
         hidden = committed_unrevealed(s.run)
         if hidden:
             print(f"COMMITTED, NOT REVEALED {s.label}: {hidden}")
@@ -276,7 +276,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def flag_non_standard(scores) -> None:
-    """Issue 35: a result from a responder other than the standard (rules) one is flagged."""
+    """A result from a responder other than the standard (rules) one is flagged."""
     from mira_math.eval.responder_standard import flag, is_standard
 
     for s in scores:
@@ -374,7 +374,8 @@ def add_commands(sub) -> None:
                    help="what later turns see of a reasoning model's earlier thinking: drop (the "
                         "chat-template convention) or keep (as a <think> block); recorded in the config hash")
     src = e.add_mutually_exclusive_group()
-    src.add_argument("--config", metavar="NAME", help="a dataset config (all, type_a, type_b, a family)")
+    src.add_argument("--config", metavar="NAME", help="a dataset config (all, type_a, type_b, a family; "
+                     "two facts: multi_hint, multi_hint_type_a, multi_hint_type_b, multi_hint_<family>)")
     src.add_argument("--data", type=Path, metavar="FILE|DIR", help="a JSONL file or a release folder")
     e.add_argument("--release", type=Path, default=DEFAULT_RELEASE, metavar="DIR",
                    help="release folder for --config (default: the committed mira-math/ release, "

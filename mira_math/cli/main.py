@@ -14,12 +14,12 @@ from mira_math.common.errors import MiraError
 from mira_math.cli import data, evaluation, responder_check, terminal
 
 DESCRIPTION = """\
-MIRA-Math: does a model ask for the one fact it is missing? Each problem lacks exactly one
-atomic fact; the solver may request it from an information holder within a budget, then
-gives an exact answer.
+MIRA-Math: does a model ask for the facts it is missing? Each problem lacks one atomic fact
+(two in the multi_hint configs); the solver may request them from an information holder
+within a budget, then gives an exact answer.
 
-Data:        generate, validate, verify, check-disjoint, publish, import-reference
-Evaluation:  eval, score, compare, report, audit
+Data:        generate, validate, verify, reveal, check-disjoint, publish, import-reference
+Evaluation:  eval, score, compare, report, audit, view, responder-check
 
 Quick start (from any directory):
   mira-math verify                                   # the committed release, byte for byte
@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# Exit codes (README "Reliability"): 0 done, every instance without error; 1 a user-facing
+# Exit codes (docs/evaluate.md, "Reliability"): 0 done, every instance without error; 1 a user-facing
 # error (bad data, a refused run), nothing run; 2 a bad option; 3 the run finished but some
 # instances ended in an error (``--retry-errors`` reruns them); 4 the run was stopped by a
 # fatal backend error (401/403/404, a server that is down; ``--resume`` continues it); 5 no

@@ -7,7 +7,7 @@ unit: the same ``eval`` options with ``--shard i/M --out OUT/shard-i --resume``.
 the unchanged runner; the engine (:mod:`mira_math.eval.engines`) runs it again where it died.
 When every unit has finished, the shards are scored together into ``OUT/scores.json`` (what
 ``mira-math score OUT/shard-* --out OUT`` writes), and ``OUT/engine.json`` records the units,
-their attempts and exit statuses. ``docs/decisions.md`` ("Issue 37") says why it is built so.
+their attempts and exit statuses. ``docs/decisions/harness.md`` says why it is built so.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def add_engine_options(e: argparse.ArgumentParser) -> None:
                    help="keyword arguments of the chat template, e.g. '{\"date_string\": \"26 Jul "
                         "2024\"}': vllm and transformers use it instead of their pinned default "
                         "(that date); openai sends it in the request body (vllm serve reads it), "
-                        "only when given (README, Llama-3.1-8B)")
+                        "only when given (docs/llama.md)")
 
 
 def _json_object(text: str) -> dict:

@@ -7,7 +7,7 @@ an offer counts only if the JSON parses, ``type`` is ``"offer"``, ``has_exact_ma
 true and ``quoted_constraint`` is, up to whitespace, one of the private lines; the result
 then quotes that private line verbatim, never the model's text. Everything else is a
 decline, with the reason in ``errors``; a reply that is not a JSON object is a responder
-error and never an offer, whatever its prose quotes (no raw-text fallback since issue 35).
+error and never an offer, whatever its prose quotes (no raw-text fallback).
 Structured output is requested from every backend that supports it (``ChatRequest.json_schema``:
 vLLM guided decoding, OpenAI ``response_format`` ``json_schema``).
 """
@@ -136,7 +136,7 @@ def schema_errors(parsed: Any) -> List[str]:
 NOT_A_REPLY = "not a reply object: prose is never read as an offer"
 """The second error of an unparsable reply: the reply schema is the protocol, so a reply
 that is not one valid JSON object is a responder error and a decline, whatever line its text
-quotes (issue 35: ``Please ask again more precisely; then I can offer "P(H) = 1/2".`` was
+quotes (``Please ask again more precisely; then I can offer "P(H) = 1/2".`` was
 once read as the offer of ``P(H) = 1/2``)."""
 
 

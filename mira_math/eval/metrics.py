@@ -25,7 +25,7 @@ COLUMNS = ("errored", "scored", "correct", "requests", "offers", "canonical", "f
            "nc_unreadable", "cw_unreadable", "noncanonical", "noncanonical_instances",
            "prompt_tokens", "completion_tokens", "reasoning_tokens", "usage_turns",
            "reasoning_turns", "solver_turns",
-           # k facts missing (issue 34): k, groups acquired, all acquired, acquired/k scaled by
+           # k facts missing: k, groups acquired, all acquired, acquired/k scaled by
            # FACT_SCALE, requests that acquired a new group, and the k-fact trace classes
            "facts_needed", "facts", "all_facts", "fact_credit", "new_fact_offers",
            "trace_no_fact", "trace_some_facts", "trace_all_facts_wrong")
@@ -358,7 +358,7 @@ METRIC_ROWS: List[Metric] = [
            "not a canonical hint, in total", column="noncanon", cell=lambda m: str(m.noncanonical_offers)),
     Metric("noncanonical_offer_share", lambda t: share(t["noncanonical_instances"], t.n),
            "share of instances with >= 1 noncanonical offer"),
-    # k facts missing (issue 34); for one-fact instances (k = 1) they restate the hint metrics
+    # k facts missing; for one-fact instances (k = 1) they restate the hint metrics
     Metric("facts_needed", lambda t: share(t["facts_needed"], t.n), "facts (hint groups) the view "
            "lacks per instance, k on average: 1 for v1.1, 2 for multi_hint"),
     Metric("avg_facts", lambda t: share(t["facts"], t.n), "facts acquired per instance: hint "

@@ -36,7 +36,7 @@ REPLY_CHARS = 400         # of a disagreeing reply kept in the card
 PAPER_STRATUM = "paper"   # labelled with the paper's responder's decisions: reported on its own
 
 # Requests on which the project's decision differs from the row's gold label, with the
-# decision (docs/decisions.md "Issue 35"). Keyed by (stratum, family, request).
+# decision (docs/decisions/responder.md). Keyed by (stratum, family, request).
 _MOMENT_2 = ("precise: q1 + 4q2 is D times the second moment (weights at 0, 1, 2), so the "
              "2nd moment names the held fact; the project offers it, the paper's responder declined")
 DECIDED: Dict[Tuple[str, str, str], str] = {
@@ -49,7 +49,7 @@ DECIDED: Dict[Tuple[str, str, str], str] = {
 RULES_LIMITS: Dict[str, str] = {
     "native": ("precise, and the label stands; the rules grammar reads notation and English words, "
                "so a request wholly in another language is declined unless it writes the notation: "
-               "a known limit of the standard responder (docs/decisions.md, issue 35)"),
+               "a known limit of the standard responder (docs/decisions/responder.md)"),
 }
 
 

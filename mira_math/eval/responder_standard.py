@@ -1,4 +1,4 @@
-"""The standard responder (issue 35): leaderboard numbers from different responders are never
+"""The standard responder: leaderboard numbers from different responders are never
 mixed silently. Every run manifest, ``scores.json`` and ``.eval_results`` entry names the
 responder and the responder-card version (``mira-math responder-check``) it is measured by;
 ``score`` and ``report`` flag a result whose responder is not the standard one."""
@@ -23,7 +23,7 @@ def responder_card(spec: Optional[str], condition: str = "standard") -> Dict[str
 
 
 def of_run(manifest: Mapping[str, Any], config: Mapping[str, Any]) -> Dict[str, Any]:
-    """A run's responder card entry: its manifest's, else (a run written before issue 35)
+    """A run's responder card entry: its manifest's, else (a run written before runs recorded it)
     computed from its config with ``card_version`` None."""
     recorded = manifest.get("responder_card")
     if isinstance(recorded, dict):

@@ -25,7 +25,7 @@ from typing import Any, Awaitable, Callable, Dict, Iterable, Iterator, List, Opt
 from mira_math.eval.backends.base import Completion, FatalBackendError, RateLimitStorm
 from mira_math.eval.errors import RunError, RunRateLimited, RunStopped
 from mira_math.eval.redact import redact_argv, redact_obj
-from mira_math.eval.model_revision import with_revisions  # the weights' revision (Issue 33)
+from mira_math.eval.model_revision import with_revisions  # the weights' revision
 from mira_math.common.atomic import write_atomic
 from mira_math.eval.rundir.files import MANIFEST, TRANSCRIPTS
 from mira_math.eval.rundir.manifest import RunConfig

@@ -163,7 +163,7 @@ COLUMN_VALUES: Dict[str, ColumnValue] = {
     "usage_turns": lambda s, sc: s.usage_turns,
     "reasoning_turns": lambda s, sc: s.reasoning_turns,
     "solver_turns": lambda s, sc: s.solver_turns,
-    # k missing facts (issue 34)
+    # k missing facts
     "facts_needed": lambda s, sc: s.facts_needed,
     "facts": lambda s, sc: s.facts_acquired,
     "all_facts": lambda s, sc: int(s.facts_acquired >= s.facts_needed),

@@ -38,7 +38,7 @@ SCRIPTED: Dict[str, ScriptedKind] = {k.name: k for k in (
     ScriptedKind("reference", "mira_math.eval.solvers:ReferenceSolver"),
     ScriptedKind("noask", "mira_math.eval.solvers:NoAskSolver"),
     ScriptedKind("sampler", "mira_math.eval.solvers:SamplerSolver", samples=True),
-    # k missing facts (issue 34): asks for the first fact only, then guesses
+    # k missing facts: asks for the first fact only, then guesses
     ScriptedKind("first-fact", "mira_math.eval.solvers:FirstFactSolver"),
 )}
 

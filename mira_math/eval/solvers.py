@@ -112,7 +112,7 @@ class FirstFactSolver:
     the others: with a finite answer set, a candidate the view and that fact leave possible,
     drawn with the request's seed (expected accuracy: that set's chance level), else 0. On a
     one-fact instance it is the reference solver. The k = 2 floor for asking well but not
-    enough: all-facts rate 0, partial credit 1/2 (docs/decisions.md, issue 34)."""
+    enough: all-facts rate 0, partial credit 1/2 (docs/decisions/data.md)."""
 
     name = "first-fact"
     is_async = False

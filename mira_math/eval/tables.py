@@ -536,7 +536,7 @@ def run_table(scores: Sequence[RunScores]) -> str:
     for s in scores:
         r = s.run
         responder = "none (oracle hint)" if r.condition == "oracle_hint" else f"`{r.get('responder')}`"
-        if not is_standard(r.get("responder"), r.condition):   # issue 35: never mixed silently
+        if not is_standard(r.get("responder"), r.condition):   # never mixed silently
             responder += " (not the standard responder)"
         shards = "-" if r.shard_count is None else f"{len(r.shards_present)}/{r.shard_count}"
         rows.append([s.label, f"`{r.get('solver')}`", responder, r.regime, r.condition,

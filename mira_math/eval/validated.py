@@ -75,7 +75,7 @@ def mark_validated(sha256: str) -> None:
 def mark_generated(files: Mapping[str, bytes]) -> int:
     """Stamp the data files (``data/<family>/test.jsonl`` -> bytes) that ``generate`` has just
     built from validated instances, so that the first ``eval`` over them skips the validator
-    (issue 31: it spent 44% of that run's CPU re-validating bytes generated a moment before).
+    (it spent 44% of that run's CPU re-validating bytes generated a moment before).
     The bytes are, by construction, the canonical lines of instances the validator passed
     (``build.make_instance``); what ``eval``'s first pass adds, reading each line back through
     the schema, is done here: a file with a line that fails it is left unstamped (``eval`` then

@@ -61,8 +61,8 @@ constraint verbatim; otherwise it replies "{decline}" Name the missing quantity 
 the problem's notation.
 """ + _BUDGET_AND_ANSWER
 
-# The prompt of an instance whose view lacks k >= 2 facts (the multi_hint part, docs/decisions.md
-# issue 34): it says that facts are missing without saying how many, that one request gets at
+# The prompt of an instance whose view lacks k >= 2 facts (the multi_hint part,
+# docs/decisions/data.md): it says that facts are missing without saying how many, that one request gets at
 # most one constraint, and that a request naming several gets the decline. The k = 1 prompt
 # above is unchanged, byte for byte.
 MULTI_SYSTEM_TEMPLATE = """\

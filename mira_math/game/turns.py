@@ -1,5 +1,5 @@
 """Whose text is this: reasoning blocks and other parties' turns inside one solver message
-(docs/benchmark.md §6; issue 32). Both are recognised by rule, not by a list of spellings:
+(docs/benchmark.md §6). Both are recognised by rule, not by a list of spellings:
 
 - a reasoning block is any tag pair whose name is a form of *think*, *thought* or *reason*,
   in any of the conventions models use (``<think>``, ``<thinking>``, ``<seed:think>``,

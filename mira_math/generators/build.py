@@ -88,8 +88,8 @@ class Slot:
 
 def layout(per_type: Dict[str, int], families: Optional[Sequence[str]] = None,
            difficulties: Sequence[int] = (1, 2, 3), k: int = 1) -> List[Slot]:
-    """Positions in release order, with ids no later addition can renumber (docs/decisions.md,
-    issue 31 item 2). The 22 v1.1 families keep one global counter in release order
+    """Positions in release order, with ids no later addition can renumber (docs/decisions/data.md).
+    The 22 v1.1 families keep one global counter in release order
     (``bay-000044``, frozen with their bytes); a family added later to the one-fact part counts
     within itself (``<family>-000000``); the k-fact part counts within each family
     (``<family>-k2-00000``). Ids are those of the *full* layout, so a subset build gives each

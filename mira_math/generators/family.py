@@ -55,7 +55,7 @@ class Family:
     # :meth:`problem` leaves them out, so the same problem with another slot hidden repeats.
     slot_fields: ClassVar[Tuple[str, ...]] = ()
     # How many facts the solver's view lacks: 1 for the v1.1 families; a family opts in to the
-    # multi_hint part (docs/decisions.md, issue 34) with a second object, ``FAMILY_K2`` in its
+    # multi_hint part (docs/decisions/data.md) with a second object, ``FAMILY_K2`` in its
     # module, whose ``k`` is 2 and which implements the k-aware methods at the end.
     k: ClassVar[int] = 1
 

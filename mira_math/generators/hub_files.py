@@ -20,7 +20,7 @@ from mira_math.generators.seeds import PUBLIC
 
 EVAL_YAML = "eval.yaml"
 CROISSANT = "croissant.json"
-#: MIRA's own harness id for ``eval.yaml``'s ``evaluation_framework`` (docs/decisions.md, Issue 33)
+#: MIRA's own harness id for ``eval.yaml``'s ``evaluation_framework`` (docs/decisions/release.md)
 FRAMEWORK_ID = "mira-math"
 EVAL_TASKS = ("all", "type_a", "type_b")   # task ids: dataset configs of the test split
 

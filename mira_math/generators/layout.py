@@ -34,5 +34,5 @@ def data_path(family: str) -> str:
 
 
 def multi_hint_path(family: str) -> str:
-    """A family's two-fact (k = 2) JSONL file, beside its v1.1 file (docs/decisions.md, issue 34)."""
+    """A family's two-fact (k = 2) JSONL file, beside its v1.1 file (docs/decisions/data.md)."""
     return f"data/{family}/{MULTI_HINT}.jsonl"

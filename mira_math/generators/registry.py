@@ -35,7 +35,7 @@ TYPE_B = (
 )
 
 # The families with a two-fact variant (``FAMILY_K2`` in their module), in release order: the
-# multi_hint part of the release (docs/decisions.md, issue 34).
+# multi_hint part of the release (docs/decisions/data.md).
 MULTI_HINT = (
     "bayes_missing_prior",
     "crt_reconstruction",
@@ -53,7 +53,7 @@ MULTI_HINT = (
     "portfolio_variance_missing_corr",
 )
 # The 22 families of v1.1: their ids are one global counter in release order, frozen; a
-# family added later gets ids counted within itself (docs/decisions.md, issue 31 item 2). Written
+# family added later gets ids counted within itself (docs/decisions/harness.md). Written
 # out, never derived from TYPE_A + TYPE_B: a family appended there must not join the counter.
 V1_1 = (
     "bayes_missing_prior", "crt_reconstruction", "geometry_coordinates", "graph_path_sums",

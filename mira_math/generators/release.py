@@ -41,7 +41,7 @@ CHECKSUMS = "CHECKSUMS.sha256"
 README = "README.md"
 PUBLIC_PER_TYPE = {"A": 20, "B": 50}
 RELEASE_INFO = "release_info.json"
-# The two-fact part (docs/decisions.md, issue 34): its own seed set, named after the split's
+# The two-fact part (docs/decisions/data.md): its own seed set, named after the split's
 # ("multi-hint-" + name), 10 instances per family and difficulty of either type.
 MULTI_HINT_PER_TYPE = {"A": 10, "B": 10}
 MULTI_HINT_K = 2
@@ -86,7 +86,7 @@ def release_info(seed_set: SeedSet, per_type: Dict[str, int], files: Dict[str, b
                  families: Sequence[str], difficulties: Sequence[int],
                  disjoint_from: Sequence[dict] = (), commit_reveal: bool = False) -> dict:
     counts = {name: files[data_path(name)].count(b"\n") for name in families if data_path(name) in files}
-    extra = {"commit_reveal": True} if commit_reveal else {}   # generate --commit (Issue 33)
+    extra = {"commit_reveal": True} if commit_reveal else {}   # generate --commit
     return {
         "generator_version": GENERATOR_VERSION,
         "seed_set": seed_set.name,

@@ -75,7 +75,7 @@ _FIXED_NEIGHBOUR: Dict[str, str] = {
 }
 
 
-# The slot a Type A family's two-fact variant withholds besides its fixed one (issue 34), with its
+# The slot a Type A family's two-fact variant withholds besides its fixed one, with its
 # forms; and the forms that name the fixed slot only while it is the one withheld ("the last
 # congruence" is congruence 3 of three, not of four).
 _SECOND: Dict[str, Tuple[str, List[Form]]] = {
@@ -214,7 +214,7 @@ def forms(family: str, slot: str, k: int = 1) -> List[Form]:
     """Every form of ``slot`` other than its id, ``index`` forms first, then ``gloss`` forms, on an
     instance that withholds ``k`` facts. A family whose forms are not written yet has none: the
     set still asks for its slot by id and in other languages, and holds every decline kind the
-    family's slots allow (docs/decisions.md, issue 31: a family in six files)."""
+    family's slots allow (docs/decisions/harness.md: a family in six files)."""
     table = FORMS.get(family)
     return table(slot, k) if table is not None else []
 

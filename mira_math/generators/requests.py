@@ -1,6 +1,6 @@
 """The labelled request set (HF config ``responder_check``): requests to the information
 holder whose right decision is known by construction, to measure a responder before trusting
-it (``mira-math responder-check``, docs/decisions.md "Issue 35").
+it (``mira-math responder-check``, docs/decisions/responder.md).
 
 For every instance of a deterministic stratified sample of a release (:data:`PER_BLOCK`
 instances of every family and difficulty, evenly spaced in release order) and every fact the

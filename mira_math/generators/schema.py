@@ -73,7 +73,7 @@ class Instance:
     latent: str               # complete latent state, canonical JSON text
     # k >= 2 facts withheld (the multi_hint part): one list of hint slots per needed fact, each
     # group acquired by any one of its hints. None for a v1.1 (k = 1) row, which then
-    # serialises without the field, byte for byte as before (docs/decisions.md, issue 34).
+    # serialises without the field, byte for byte as before (docs/decisions/data.md).
     hint_groups: Optional[List[List[str]]] = None
 
     @property
@@ -84,7 +84,7 @@ class Instance:
     @property
     def budget(self) -> int:
         """Request budget B = 3d per withheld fact: 3d for k = 1 (docs/benchmark.md §6), 3dk
-        for k facts (docs/decisions.md, issue 34)."""
+        for k facts (docs/decisions/data.md)."""
         return 3 * self.difficulty * self.k
 
     def groups(self) -> List[List[Hint]]:

@@ -161,7 +161,7 @@ def _mira_metric(name: str) -> Callable[[], Metric]:
         def compute(scores: List[SampleScore]) -> Any:
             value = metric_value(_stats(scores), name)
             # undefined (hit_rate when no episode asked): no entry in the log, never NaN or 0.0;
-            # inspect drops a mapping's None values (docs/decisions.md, issue 32)
+            # inspect drops a mapping's None values (docs/decisions/scoring.md)
             return {name: None} if value is None else value
         return compute
     factory.__name__ = name
@@ -174,7 +174,7 @@ avg_requests = _mira_metric("avg_requests")
 trace_no_canonical = _mira_metric("trace_no_canonical")
 trace_canonical_wrong = _mira_metric("trace_canonical_wrong")
 trace_correct = _mira_metric("trace_correct")
-partial_credit = _mira_metric("partial_credit")      # k missing facts (issue 34)
+partial_credit = _mira_metric("partial_credit")      # k missing facts
 all_facts_rate = _mira_metric("all_facts_rate")
 ask_f1 = _mira_metric("ask_f1")
 

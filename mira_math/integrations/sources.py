@@ -1,5 +1,5 @@
-"""Where RL episodes come from, kept apart so training cannot leak into a test (docs/decisions.md,
-issue 36): the committed release, the held-out stream (evaluation), and the ``train`` stream.
+"""Where RL episodes come from, kept apart so training cannot leak into a test
+(docs/decisions/integrations.md): the committed release, the held-out stream (evaluation), and the ``train`` stream.
 A stream is long but finite: a (family, difficulty) block that has no new problem left is
 skipped, and the stream ends when every block is spent, with one line naming its capacity
 (:func:`capacity`, ``mira-math stream-capacity``; docs/decisions/data-stream-capacity.md).

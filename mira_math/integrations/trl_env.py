@@ -7,7 +7,7 @@ This is a **tool-call protocol**, not the paper's text protocol: the policy asks
 ``ask`` tool and answers with the ``answer`` tool instead of writing ``REQUEST:``/``ANSWER:``
 lines, and sees the problem without the paper's system prompt. Its records carry
 ``protocol: tool-call-v1`` and are never written as a run directory, so they cannot reach
-``mira-math score``/``report`` or any paper-comparable table (docs/decisions.md, issue 36).
+``mira-math score``/``report`` or any paper-comparable table (docs/decisions/integrations.md).
 
 The rules of the game are still the harness's own :class:`~mira_math.game.episode.Episode`:
 each tool call is handed to it as the one-line action it stands for, so the budget, the

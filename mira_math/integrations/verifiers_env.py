@@ -2,7 +2,7 @@
 
 The installable plugin is ``environments/mira_math_rl`` (module ``mira_math_rl``): it exports
 :class:`MiraTaskset`, :class:`MiraEnv` and :class:`MiraHarness`, so after ``pip install`` of it
-``vf-eval mira-math-rl --model M --client.base-url URL`` runs offline (README, "RL training").
+``vf-eval mira-math-rl --model M --client.base-url URL`` runs offline (docs/integrations.md).
 
 - :class:`MiraTaskset` yields the release's rows (``--env.taskset.source release``, default;
   ``family``/``type``/``data`` select rows as ``mira-math eval`` does), the endless held-out
@@ -185,10 +185,10 @@ def episode_signals(episode: Episode) -> Dict[str, Optional[float]]:
         "requests": float(stats.requests),
         "canonical_offers": float(stats.canonical_offers),
         "first_request_success": 1.0 if stats.first_request_canonical else 0.0,
-        # undefined without a request: None (verifiers' "did not run"), never 0.0 (issue 32)
+        # undefined without a request: None (verifiers' "did not run"), never 0.0
         "hit_rate": stats.canonical_offers / stats.requests if stats.requests else None,
         "format_errors": float(stats.format_errors),
-        "facts_acquired": float(stats.facts_acquired),          # k missing facts (issue 34)
+        "facts_acquired": float(stats.facts_acquired),          # k missing facts
         "partial_credit": stats.facts_acquired / stats.facts_needed,
     }
 

@@ -1,4 +1,4 @@
-"""Values and hedges written in words or in Unicode, recognised by rule (issue 32).
+"""Values and hedges written in words or in Unicode, recognised by rule.
 
 A hand-made list of number words or hedges is always one entry short, so the classes are
 described by how their words are built, not by listing them:

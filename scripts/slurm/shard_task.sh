@@ -9,7 +9,7 @@
 # "--data-parallel-size 8" for a whole node); EVAL_ARGS (more eval flags, e.g.
 # "--config type_b --regime 4s"); MIRA (default mira-math); PYTHON (default python3);
 # DP_RANKS (with VLLM_ARGS="--data-parallel-size N": pin each episode to one of the N engines,
-# eval --dp-ranks N, so its turns reuse that engine's prefix cache; README, "Beyond one node").
+# eval --dp-ranks N, so its turns reuse that engine's prefix cache; docs/scale-out.md).
 #
 # Every shard must reach its server at the same URL: the endpoint is part of a run's identity,
 # and `score` merges only shards of one identity. Hence one task per node, the same PORT on each.

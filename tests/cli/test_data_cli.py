@@ -76,7 +76,7 @@ def test_validate_reports_bad_lines_with_file_and_line(tmp_path, capsys):
     assert f"{path}:1" in capsys.readouterr().err
 
 
-# ------------------------------------------------------------------ issue 14: outputs that cannot lie
+# ------------------------------------------------------------------ outputs that cannot lie
 
 def _gen(out, *extra):
     return main(["generate", "--families", "crt_reconstruction", "--difficulties", "1",

@@ -197,6 +197,6 @@ def test_decoding_options_on_a_scripted_solver_are_said_to_change_nothing(tmp_pa
 
 
 def test_check_disjoint_on_a_missing_folder_says_so(tmp_path, capsys):
-    """Issue 32: a typo in a folder name said "holds no instances"."""
+    """A typo in a folder name said "holds no instances"."""
     assert main(["check-disjoint", str(RELEASE), str(tmp_path / "typo")]) == 1
     assert capsys.readouterr().err.strip() == f"mira-math check-disjoint: {tmp_path / 'typo'}: no such folder"

@@ -1,4 +1,4 @@
-"""What reaches the terminal (issue 22, part B): control characters from a data file are
+"""What reaches the terminal: control characters from a data file are
 escaped in every line ``mira-math`` prints, and an exception no reader turned into a one-line
 error is one line that says it is a bug (the traceback with ``MIRA_DEBUG=1``)."""
 

@@ -1,4 +1,4 @@
-"""Corpora of issue 32: answers written the ways chat and reasoning models write them, one
+"""Corpora: answers written the ways chat and reasoning models write them, one
 corpus per class the reader now recognises by rule (values in Unicode, number words,
 speaker labels and template tokens, hedges, reasoning tags) and one of messages on which the
 Python API must give the harness's verdict.

@@ -1,4 +1,4 @@
-"""Corpora of reasoning-model and gaming messages built from the release (issue 21).
+"""Corpora of reasoning-model and gaming messages built from the release.
 
 Every case is a whole solver message (and, for servers with a reasoning field, that field),
 run through the one classifier (``game.reading.read_message``) and the verifier exactly as

@@ -1,5 +1,5 @@
 """--seed/--epochs, the sampler solver, resume per (instance, epoch), pass@k in the scores,
-the paired comparison, responder health (issue 23)."""
+the paired comparison, responder health."""
 
 from __future__ import annotations
 

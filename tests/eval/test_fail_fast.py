@@ -1,4 +1,4 @@
-"""Fail-fast that counts right (issue 22, part A): a run stops for a server that is down or a
+"""Fail-fast that counts right: a run stops for a server that is down or a
 429 storm, never for a few fast failures among many successes; a stop keeps the finished
 episodes and names the ones in flight; the async path fsyncs on a timer.
 
@@ -39,7 +39,7 @@ def _rows(out: Path):
 
 def test_two_percent_resets_at_256_in_flight_do_not_stop_the_run(attack_server, tmp_path, capsys):
     """Every 50th call is dropped at once while the others take 50 ms: the dropped ones come
-    back first and, counted in completion order, looked like a down server (issue 22)."""
+    back first and, counted in completion order, looked like a down server."""
     from mira_math.cli.main import main
 
     out = tmp_path / "run"
@@ -277,7 +277,7 @@ def test_a_429_storm_is_cleared_only_by_a_success_and_a_down_server_by_any_reply
 # ------------------------------------------------------------------ the reply cap at the transport
 
 def test_an_oversize_reply_is_refused_by_its_content_length_or_dropped_as_it_streams():
-    """The cap is applied while the body streams in (issue 22: the transport used to read each
+    """The cap is applied while the body streams in (the transport used to read each
     whole body first, so 16 replies of 50 MB in flight held 700+ MiB before the cap saw them)."""
     import asyncio
 

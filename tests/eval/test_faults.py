@@ -1,4 +1,4 @@
-"""Faults (issue 7, item 3): backends that raise, hang past the timeout, answer 429/500 storms,
+"""Faults: backends that raise, hang past the timeout, answer 429/500 storms,
 return empty or truncated text, or feed invalid JSON to the ``llm`` responder. In every case
 the run finishes, each instance is either scored or recorded as an error with its cause
 (``error: {where, message}`` in its transcript), and ``retry_errors=True`` (``--retry-errors``)
@@ -250,7 +250,7 @@ def _offer(inst) -> str:
 HOLDER_FAULTS = [
     ("ok", None),
     ("invalid_json", "json parse error"),
-    ("invalid_json_quoting_the_line", "json parse error"),   # quoting the line is no offer (issue 35)
+    ("invalid_json_quoting_the_line", "json parse error"),   # quoting the line is no offer
     ("empty", "json parse error: empty reply"),
     ("truncated", "cut off: finish_reason=length"),
     ("schema", "schema violation"),
@@ -513,7 +513,7 @@ def test_llm_responder_over_http_with_bad_json_and_a_500_storm(api, tmp_path):
     assert set(rows) == set(kinds) and not any(r["error"] for r in rows.values())
 
 
-# ------------------------------------------------------------------ issue 14/13: fail fast, deadline,
+# ------------------------------------------------------------------ fail fast, deadline,
 # odd replies. One scripted server; the request's model name picks the behaviour.
 
 @pytest.fixture(scope="module")
@@ -684,7 +684,7 @@ def test_no_sampling_params_and_openai_base_url_change_the_config_hash(monkeypat
 
 
 def test_a_lone_surrogate_and_nan_in_a_reply_are_repaired_not_fatal(attack_server, tmp_path):
-    """Issue 22: "\\udc80" in a reply once aborted the run for good; NaN reached the transcripts."""
+    """A "\\udc80" in a reply once aborted the run for good; NaN reached the transcripts."""
     from mira_math.cli.main import main
 
     out = tmp_path / "run"
@@ -703,7 +703,7 @@ def test_a_lone_surrogate_and_nan_in_a_reply_are_repaired_not_fatal(attack_serve
 @pytest.mark.parametrize("where", ["userinfo", "query"])
 def test_credentials_in_the_endpoint_url_are_never_written(attack_server, tmp_path, capsys, where,
                                                            monkeypatch):
-    """Issue 22: userinfo and key-like query parameters are cut from every recorded URL. The URL
+    """Userinfo and key-like query parameters are cut from every recorded URL. The URL
     sent carries no userinfo (the HTTP client refuses it beside the SDK's Authorization header):
     without OPENAI_API_KEY its password is the key, so such a run works."""
     from mira_math.cli.main import main
@@ -739,7 +739,7 @@ def test_credentials_in_the_endpoint_url_are_never_written(attack_server, tmp_pa
 
 @pytest.mark.parametrize("model", ["huge", "gzipbomb"])
 def test_an_oversize_reply_is_that_instances_error(attack_server, tmp_path, model):
-    """Issue 22: a reply body over --max-reply-bytes (decoded) is a per-instance error, no OOM."""
+    """A reply body over --max-reply-bytes (decoded) is a per-instance error, no OOM."""
     from mira_math.cli.main import main
 
     out = tmp_path / "run"

@@ -1,4 +1,4 @@
-"""score re-verifies answers and checks ids and counts against the run's selection (issue 22)."""
+"""score re-verifies answers and checks ids and counts against the run's selection."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SIGKILL in the middle of ``mira-math eval`` and ``--resume`` (issue 7, item 3): the resumed
+"""SIGKILL in the middle of ``mira-math eval`` and ``--resume``: the resumed
 run has exactly the transcripts and the metrics of an uninterrupted run with the same
 deterministic solver (none lost, none duplicated), and no half-written line is accepted: a
 torn last line is cut off with a message, a torn line in the middle is refused, naming it.

@@ -126,7 +126,7 @@ def test_fenced_json_is_parsed():
     f"I cannot offer {C1}",
 ])
 def test_a_reply_that_is_not_a_reply_object_is_never_an_offer(raw):
-    """Issue 35: the schema is the protocol. Prose, a broken object or a bare line quoting a
+    """The schema is the protocol. Prose, a broken object or a bare line quoting a
     private line verbatim is a responder error and a decline, never an offer of that line."""
     r = postvalidate(LINES, _ok(raw))
     assert (r.decision, r.quoted_constraint, r.shown) == ("decline", None, DECLINE_TEXT)
@@ -280,7 +280,7 @@ def test_end_to_end_through_openai_backend(monkeypatch):
         assert C1 in text and C2 in text and "349" not in text
 
 
-# -- issue 11/13: echoes of the prompt's layout; prose is no offer (issue 35) ------------------
+# -- echoes of the prompt's layout; prose is no offer ------------------
 
 @pytest.mark.parametrize("quote", [f"1. {C1}", f"2) {C1}", f"- {C1}", "x ≡ 1 (mod 3)", " x ≡ 1 (mod 3) "])
 def test_echoed_list_number_or_unlabeled_quote_is_the_private_line(quote):
@@ -296,7 +296,7 @@ def test_unlabeled_quote_matching_two_lines_declines():
 
 
 @pytest.mark.parametrize("raw", [
-    'Please ask again more precisely; then I can offer "P(H) = 1/2".',     # issue 35's two replies
+    'Please ask again more precisely; then I can offer "P(H) = 1/2".',     # two replies
     'I will offer "P(H) = 1/2" once you ask for that quantity by name.',
     "Offer: P(H) = 1/27", 'Offer: "P(H) = 1/2"', "type: offer\nP(H) = 1/2", 'I offer `P(H) = 1/2`.',
     "{'type': offer, quoted_constraint: P(H) = 1/2",
@@ -317,7 +317,7 @@ def test_fence_parsing_is_linear_on_an_unclosed_fence():
     assert parse_reply("```\n" + _reply() + "\n```")[0]["quoted_constraint"] == C1
 
 
-# -- reasoning models as responders, prose declines (issue 21) ---------------------------------
+# -- reasoning models as responders, prose declines ---------------------------------
 
 @pytest.mark.parametrize("thinking", [
     "<think>The request says congruence 3. It is not vague; I should not decline.</think>\n",

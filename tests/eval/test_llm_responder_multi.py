@@ -1,4 +1,4 @@
-"""The LLM responder holding several facts (a k = 2 instance, issue 34): one line per offer."""
+"""The LLM responder holding several facts (a k = 2 instance): one line per offer."""
 
 from __future__ import annotations
 

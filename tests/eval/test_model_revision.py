@@ -1,4 +1,4 @@
-"""The model revision in every run manifest and in ``.eval_results`` (Issue 33): the Hub commit
+"""The model revision in every run manifest and in ``.eval_results``: the Hub commit
 sha read from the local Hugging Face cache (never the network), a sha256 for a local path."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""k = 2 metrics (issue 34) from real offline runs: reference, first-fact, noask."""
+"""k = 2 metrics from real offline runs: reference, first-fact, noask."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The README's offline evaluation end to end: reference and noask solvers with the rules
+"""The offline evaluation (docs/evaluate.md) end to end: reference and noask solvers with the rules
 responder on the whole release, through the CLI, then score and report."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 32: the reader by rule, on corpora per class, and the Python API equal to the harness."""
+"""The reader by rule, on corpora per class, and the Python API equal to the harness."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Reasoning models, scored right (issue 21): one classifier for a solver message, reasoning
+"""Reasoning models, scored right: one classifier for a solver message, reasoning
 kept apart and recorded, empty replies, extraction as the prompt says, one speaker per
 message, the same outcome through the library's loop and through ``run_episode``/``eval``."""
 
@@ -168,7 +168,7 @@ def _scripted(inst, style):
 
 @pytest.mark.parametrize("style", ["prefix", "bare", "think", "empty", "both parts"])
 def test_the_readme_loop_and_run_episode_agree(style):
-    readme_episode = _documented_episode(ROOT / "README.md")     # the README's own code, as written
+    readme_episode = _documented_episode(ROOT / "docs" / "harness.md")   # the page's own code, as written
     rows = [INSTANCES[k] for k in range(0, len(INSTANCES), 150)]
     for inst in rows:
         loop = readme_episode(inst, _scripted(inst, style))

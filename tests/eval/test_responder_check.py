@@ -1,4 +1,4 @@
-"""The labelled request set (issue 35): its coverage, labels reproducible from each row's
+"""The labelled request set: its coverage, labels reproducible from each row's
 construction record, the rules responder's card (generated here, in the test suite), and an
 LLM responder's card over a loopback OpenAI-compatible server whose prose is never an offer."""
 
@@ -246,7 +246,7 @@ def test_llm_card_over_http_counts_prose_as_errors_never_as_offers(rows, tmp_pat
     assert "| project's decision | reply |" in md and "`Please ask again more precisely" in md
 
 
-# ------------------------------------------------------------ the standard responder (issue 35 item 4)
+# ------------------------------------------------------------ the standard responder
 
 def test_runs_name_their_responder_card_and_a_non_standard_one_is_flagged(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
@@ -280,7 +280,7 @@ def test_runs_name_their_responder_card_and_a_non_standard_one_is_flagged(tmp_pa
 
 
 def test_a_two_fact_instance_gets_its_own_stratum_and_a_two_fact_decline(instances):
-    """The hook for the k = 2 variants (issue 34): built over an instance's hint groups."""
+    """The hook for the k = 2 variants: built over an instance's hint groups."""
     from dataclasses import fields
     from types import SimpleNamespace
 

@@ -230,7 +230,7 @@ def test_episode_ids_and_seeds_are_stable():
     assert a == b and 0 <= a < 2 ** 31
 
 
-# ------------------------------------------------------------------ issue 14: runs that cannot lie
+# ------------------------------------------------------------------ runs that cannot lie
 
 def test_transcripts_without_a_manifest_are_not_adopted(tmp_path):
     out = tmp_path / "r"

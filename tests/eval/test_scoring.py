@@ -589,7 +589,7 @@ def test_scoring_does_not_import_its_output_modules():
     assert out.stdout.strip() == "False", out.stderr
 
 
-# ------------------------------------------------------------------ issue 23: usage, cost, --out
+# ------------------------------------------------------------------ usage, cost, --out
 
 def with_usage(turn, prompt, completion, reasoning=None):
     usage = {"prompt_tokens": prompt, "completion_tokens": completion}

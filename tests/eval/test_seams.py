@@ -1,4 +1,4 @@
-"""Issue 31's seams: the composition root (eval.assemble), the scripted-solver table, the one
+"""Seams: the composition root (eval.assemble), the scripted-solver table, the one
 read of what a solver and a responder can do, the runner's single-episode step reused by the
 integrations, the metric-aware scores cache, rows built from COLUMNS by name, and the packages a
 manifest records."""

@@ -1,4 +1,4 @@
-"""Strict JSON (issue 22, part B): nothing writes NaN or Infinity into transcripts.jsonl,
+"""Strict JSON: nothing writes NaN or Infinity into transcripts.jsonl,
 manifest.json, scores.json or audit.json. A non-finite float that reaches a transcript (a
 model's usage block, a backend's meta) is written as null; options that would put one in
 the manifest are refused; the LLM responder reads NaN in a reply as a parse error."""

@@ -149,5 +149,5 @@ def test_verify_stamps_the_release_it_regenerated_but_not_a_file_changed_since(t
     monkeypatch.setenv(validated.CACHE_ENV, str(tmp_path / "another-cache"))
     files[0].write_bytes(files[0].read_bytes().replace(b"P(H)", b"P(G)", 1))
     listed = [line for line in (out / "CHECKSUMS.sha256").read_text().splitlines() if "  data/" in line]
-    assert validated.mark_verified(out) == len(listed) - 1      # the two-fact file too (issue 34)
+    assert validated.mark_verified(out) == len(listed) - 1      # the two-fact file too
     assert not validated.is_validated(validated.file_sha256(files[0]))

@@ -1,4 +1,4 @@
-"""The game with k = 2 missing facts (issue 34): prompts, budget, the rules responder."""
+"""The game with k = 2 missing facts: prompts, budget, the rules responder."""
 
 from __future__ import annotations
 
@@ -77,7 +77,7 @@ def test_reference_and_first_fact_solvers_in_an_episode():
         assert ep.transcript.verdict["correct"] is correct
 
 
-# The second fact's own words (issue 35's k2 stratum found these): each names that fact alone,
+# The second fact's own words (the labelled request set's k2 stratum found these): each names that fact alone,
 # and the target written with the query point asks for f there, not for the point.
 SECOND_FACT_WORDS = [
     ("piecewise_missing_threshold", "What is the query point x?", "query point"),

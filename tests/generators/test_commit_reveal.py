@@ -1,4 +1,4 @@
-"""Commit–reveal held-out splits (Issue 33): a commitment published before the split is seen
+"""Commit–reveal held-out splits: a commitment published before the split is seen
 verifies after ``reveal``; one changed byte, a wrong salt or other seeds fail it; the
 commitment gives away neither the seeds nor the salt; results on a committed split are marked
 until it is revealed."""

@@ -2,7 +2,7 @@
 
 A new family is: its module, one registry line, its notation (the rules responder's grammar
 and the ``NotationDoc`` its section of ``game/RESPONDER.md`` is rendered from), its test module,
-its request corpus rows and a changelog line; the rest is generated (``docs/decisions.md``, "Issue 31: counts from the
+its request corpus rows and a changelog line; the rest is generated (``docs/decisions.md``, "counts from the
 release", says by which command). This test is parametrized over the registry *and* over the
 modules in ``generators/families/``, so a module nobody registered is reported too.
 """

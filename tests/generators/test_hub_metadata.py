@@ -1,11 +1,11 @@
-"""The release's Hub metadata (Issue 33): ``eval.yaml`` against the Hub's eval-results spec
+"""The release's Hub metadata: ``eval.yaml`` against the Hub's eval-results spec
 fields, ``croissant.json`` against Croissant 1.1 and its responsible-AI vocabulary, the card's
 datasheet fields, and the canary GUID (in the card and every data file's documentation, never
 inside the frozen v1.1 instance bytes).
 
 ``mlcroissant`` (with pandas, scipy, rdflib: ~370 MB) is not in the ``test`` extra; the field
 checks here run everywhere, and :func:`test_mlcroissant_reads_every_record` runs where it is
-installed (docs/decisions.md, Issue 33)."""
+installed (docs/decisions/release.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Publish is a round trip (Issue 33): ``publish --dry-run --stage DIR`` writes exactly the files
+"""Publish is a round trip: ``publish --dry-run --stage DIR`` writes exactly the files
 the upload would hold, laid out as ``snapshot_download`` leaves them (hidden files included:
 the Hub's ``.gitattributes``, ``local_dir``'s ``.cache/huggingface/`` bookkeeping, the cache's
 blob symlinks), and ``verify`` and ``eval --data`` accept the copy; for the public release and

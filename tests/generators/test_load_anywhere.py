@@ -1,4 +1,4 @@
-"""``load_dataset`` from anywhere (Issue 33): the documented forms work from a foreign working
+"""``load_dataset`` from anywhere: the documented forms work from a foreign working
 directory, and a local folder can never be answered from another folder's cache. Every load
 runs in a subprocess with ``HF_DATASETS_OFFLINE=1``, ``HF_HUB_OFFLINE=1`` and one shared
 ``HF_DATASETS_CACHE``, from a directory that holds no release."""

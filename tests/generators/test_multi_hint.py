@@ -1,4 +1,4 @@
-"""The two-fact (k = 2) part of the release (issue 34): ids, schema, proofs and bytes."""
+"""The two-fact (k = 2) part of the release: ids, schema, proofs and bytes."""
 
 from __future__ import annotations
 

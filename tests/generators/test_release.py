@@ -24,7 +24,7 @@ from mira_math.generators.layout import DEFAULT_RELEASE as RELEASE
 def test_release_regenerates_byte_for_byte(counts):
     report = verify_release(RELEASE)
     assert report.problems == []
-    # data, the request set (issue 35), release_info.json, README.md, croissant.json, eval.yaml, CHECKSUMS
+    # data, the request set, release_info.json, README.md, croissant.json, eval.yaml, CHECKSUMS
     assert report.files_checked == counts.data_files + 1 + 5
 
 
@@ -54,7 +54,7 @@ def test_counts_order_and_ids(release_instances, counts):
         assert counts.per_family[name] == 3 * expected
     for kind in ("A", "B"):
         assert sum(i.type == kind for i in instances) == counts.by_type[kind] > 0
-    # The scheme (docs/decisions.md, issue 31 item 2): v1.1's families share one counter in
+    # The scheme (docs/decisions/harness.md): v1.1's families share one counter in
     # release order; a family added later counts within itself.
     first = [i for i in instances if i.family in registry.V1_1]
     assert [i.id for i in first] == [f"{i.family[:3]}-{n:06d}" for n, i in enumerate(first)]

@@ -1,4 +1,4 @@
-"""A ``generate --overwrite`` killed between its two renames (issue 22, part B): the release
+"""A ``generate --overwrite`` killed between its two renames: the release
 folder is missing and the old copy hidden as ``.NAME.old-PID``. The next command that reads or
 writes the folder renames it back (only when that process is gone) and says so in one line."""
 

@@ -63,7 +63,7 @@ def test_inspect_eval_cli_with_mockllm(tiktoken_cache, tmp_path):
     assert len(log.samples) == 20
     metrics = log.results.scores[0].metrics
     assert set(METRICS) - {"hit_rate"} <= set(metrics), sorted(metrics)
-    # hit_rate over no request is undefined: absent, never NaN or 0.0 (issue 32)
+    # hit_rate over no request is undefined: absent, never NaN or 0.0
     assert all(m.value == m.value for m in metrics.values())
     stats = [s.scores["mira_verifier"].metadata["mira_stats"] for s in log.samples]
     assert ("hit_rate" in metrics) == any(st["requests"] for st in stats)

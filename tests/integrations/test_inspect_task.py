@@ -71,7 +71,7 @@ def test_inspect_scores_equal_mira_eval(spec, release, tmp_path):
         assert plain(samples[tid].metadata[TRANSCRIPT]) == plain(row), tid
     native_stats = [instance_stats(row, InstanceInfo.of(release[tid])) for tid, row in native.items()]
     ours = [stats_from_dict(samples[tid].scores["mira_verifier"].metadata[STATS]) for tid in native]
-    # inspect's reported usage reaches the stats (issue 32); mira eval's scripted run reports none
+    # inspect's reported usage reaches the stats; mira eval's scripted run reports none
     assert all(s.usage_turns == s.solver_turns > 0 for s in ours)
     assert sum(s.prompt_tokens for s in ours) == sum(samples[t].model_usage["mockllm/model"].input_tokens
                                                      for t in native)
@@ -85,7 +85,7 @@ def test_inspect_scores_equal_mira_eval(spec, release, tmp_path):
     for name in ("first_request_success", "hit_rate", "avg_requests", "trace_no_canonical",
                  "trace_canonical_wrong", "trace_correct", "partial_credit", "all_facts_rate", "ask_f1"):
         want = getattr(expected, name)
-        if want is None:       # undefined, as score leaves it: no entry, never NaN (issue 32)
+        if want is None:       # undefined, as score leaves it: no entry, never NaN
             assert name not in metrics, name
         else:
             assert metrics[name] == float(Fraction(want)), name

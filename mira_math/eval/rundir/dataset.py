@@ -85,7 +85,7 @@ def read_instance_info(row: Any, where: Any) -> InstanceInfo:
 
 
 def _groups(groups: Any, hints: List[Any], where: Any) -> Tuple[frozenset, ...]:
-    """The canonical lines of each hint group of a k >= 2 row (issue 34)."""
+    """The canonical lines of each hint group of a k >= 2 row."""
     by_slot = {h.get("slot"): h.get("constraint") for h in hints if type(h) is dict}
     if type(groups) is not list or not all(type(g) is list and g and all(s in by_slot for s in g)
                                            for g in groups):

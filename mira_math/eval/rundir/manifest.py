@@ -125,7 +125,7 @@ def manifest(config: RunConfig, selection: Selection, models: Dict[str, Any],
                     "instances": len(selection.instances)},
         "prompt_hash": config.prompt_hash,
         "models": models,
-        "responder_card": responder_card(config.responder, config.condition),   # issue 35
+        "responder_card": responder_card(config.responder, config.condition),   # the responder card
         "mira_math": {**mira_math_versions(),     # the generator of the rows this run read
                       "generator": ", ".join(sorted({i.generator_version for i in selection.instances}))
                       or mira_math_versions()["generator"]},

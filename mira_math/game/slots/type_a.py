@@ -180,7 +180,7 @@ def _crt() -> List[Tuple[str, SlotSpec]]:
 def _geometry() -> List[Tuple[str, SlotSpec]]:
     point = r"(?:the\s+)?(?:point\s+)?"
     # "the coefficients a, b, c (of line 2)": the letters of the lines' own form a·x + b·y = c
-    # (the context's wording), not another family's variables (issue 35)
+    # (the context's wording), not another family's variables
     abc = r"\b(?:(?:integer\s+)?coefficients?\s+)?\(?\s*a\s*,\s*b\s*,?\s*(?:and\s+)?c\s*\)?(?![A-Za-z0-9_])"
     # "the x and y coordinates (of Q)": the axes' names, not quantities (the context's wording)
     axes = r"\b(?:x\s*(?:-\s*)?(?:and|,|&)\s*y|y\s*(?:-\s*)?(?:and|,|&)\s*x)\s*(?:-\s*)?coordinates?\b"

@@ -87,7 +87,7 @@ FAMILY = BayesMissingPrior()
 
 def _k2_max_denominator(level: int) -> int:
     """Wider than the one-fact range: the view is P(E|H) alone, and at 4 + 2d it would allow
-    only 11 distinct views at d = 1; 16 + 2d allows 101 (docs/decisions.md, issue 34)."""
+    only 11 distinct views at d = 1; 16 + 2d allows 101 (docs/decisions/data.md)."""
     return 16 + 2 * level
 
 

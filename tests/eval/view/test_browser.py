@@ -246,7 +246,7 @@ def test_ten_thousand_transcripts(browser, big_run, tmp_path):
 
 @pytest.fixture(scope="module")
 def k2_view(tmp_path_factory):
-    """Two runs over two-fact instances (issue 34): reference and first-fact."""
+    """Two runs over two-fact instances: reference and first-fact."""
     from mira_math.cli.main import main
 
     root = tmp_path_factory.mktemp("k2")

@@ -1,4 +1,4 @@
-"""The viewer against hostile input (issue 22, part B): a malformed URL hash is ignored, not
+"""The viewer against hostile input: a malformed URL hash is ignored, not
 thrown (headless Chromium, as test_browser.py runs it), and the built pages name run
 directories by folder name only: no absolute machine path in a page meant to be shared."""
 

@@ -1,4 +1,4 @@
-"""Issue 32: epochs of one instance are told apart (a column and the row link), and the header
+"""Epochs of one instance are told apart (a column and the row link), and the header
 counts the runs' instances, not the dataset's."""
 
 from __future__ import annotations

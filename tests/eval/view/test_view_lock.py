@@ -1,4 +1,4 @@
-"""Issue 32: two `view` builds into one folder never both succeed with mixed pages."""
+"""Two `view` builds into one folder never both succeed with mixed pages."""
 
 from __future__ import annotations
 
