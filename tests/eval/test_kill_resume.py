@@ -1,7 +1,8 @@
 """SIGKILL in the middle of ``mira-math eval`` and ``--resume``: the resumed
 run has exactly the transcripts and the metrics of an uninterrupted run with the same
 deterministic solver (none lost, none duplicated), and no half-written line is accepted: a
-torn last line is cut off with a message, a torn line in the middle is refused, naming it.
+torn last line is cut off with a message (a whole line that lacks only its newline is kept),
+a torn line in the middle is refused, naming it.
 
 The solver is a test-only spec, ``scripted-slow``: deterministic replies that mix the
 reference solver's ask-then-solve with immediate guesses, a declined request and a format
@@ -100,6 +101,8 @@ def _normal(path: Path):
     """Transcript lines without their volatile fields, as canonical JSON text."""
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():               # a blank line holds no transcript (score and resume alike)
+            continue
         row = json.loads(line)
         for key in VOLATILE:
             row.pop(key)
@@ -181,19 +184,34 @@ def _copy_of_clean(clean_run: Path, out: Path) -> Path:
     return out / TRANSCRIPTS
 
 
-@pytest.mark.parametrize("cut", ["half", "newline_only"])
-def test_torn_last_line_is_repaired_with_a_message(tmp_path, clean_run, scripted, capsys, cut):
-    """Half a line by hand, or a whole line without its newline: both are cut off (the
-    episode is run again), never accepted and never duplicated."""
+def test_torn_last_line_is_repaired_with_a_message(tmp_path, clean_run, scripted, capsys):
+    """Half a line: cut off (the episode is run again), never accepted and never duplicated."""
     path = _copy_of_clean(clean_run, tmp_path / "r")
     lines = path.read_bytes().splitlines(keepends=True)
-    lost = lines[-1][: len(lines[-1]) // 2] if cut == "half" else lines[-1][:-1]
+    lost = lines[-1][: len(lines[-1]) // 2]
     path.write_bytes(b"".join(lines[:-1]) + lost)
+    capsys.readouterr()
+    assert main(["score", str(tmp_path / "r")]) == 1          # score refuses the torn line too
     capsys.readouterr()
     assert main(EVAL + ["--out", str(tmp_path / "r"), "--resume"]) == 0
     printed = capsys.readouterr()
     assert f"note: {path}: removed a torn last line ({len(lost)} bytes)" in printed.err
     assert f"1 run ({TOTAL - 1} already finished)" in printed.out
+    assert sorted(_normal(path)) == sorted(_normal(clean_run / TRANSCRIPTS))
+
+
+def test_score_and_resume_read_the_same_lines(tmp_path, clean_run, scripted, capsys):
+    """A whole last line without its newline and a blank line: score reads them as the file's
+    transcripts, and resume keeps the same ones (ending the line), running nothing again."""
+    path = _copy_of_clean(clean_run, tmp_path / "r")
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines[:2]) + b"\n" + b"".join(lines[2:-1]) + lines[-1][:-1])
+    capsys.readouterr()
+    assert _metrics(tmp_path / "r") == _metrics(clean_run)      # score reads all of them
+    assert main(EVAL + ["--out", str(tmp_path / "r"), "--resume"]) == 0
+    printed = capsys.readouterr()
+    assert f"note: {path}: ended the last line, which lacked only its newline" in printed.err
+    assert f"0 run ({TOTAL} already finished)" in printed.out
     assert sorted(_normal(path)) == sorted(_normal(clean_run / TRANSCRIPTS))
 
 

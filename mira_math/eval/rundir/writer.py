@@ -70,10 +70,18 @@ class TranscriptLog:
                 fh.seek(size - 1)
                 if fh.read(1) != b"\n":
                     cut = self._last_newline(fh, size) + 1
-                    self.repaired = f"{self.path}: removed a torn last line ({size - cut} bytes)"
-                    fh.truncate(cut)
+                    fh.seek(cut)
+                    if self._complete(fh.read(size - cut)):   # as score reads it: a finished line
+                        fh.seek(size)
+                        fh.write(b"\n")
+                        self.repaired = f"{self.path}: ended the last line, which lacked only its newline"
+                    else:
+                        self.repaired = f"{self.path}: removed a torn last line ({size - cut} bytes)"
+                        fh.truncate(cut)
             fh.seek(0)
             for number, line in enumerate(fh, start=1):
+                if line.isspace():            # as score reads the file: a blank line holds no transcript
+                    continue
                 try:                          # JSON, depth, digits, surrogates
                     row = loads_line(line, str(self.path), number)
                 except DataError as err:
@@ -84,6 +92,14 @@ class TranscriptLog:
                     raise RunError(f"{self.path}:{number}: instance {tid}"
                                    f"{f' (epoch {epoch})' if epoch else ''} recorded twice")
                 self.finished[key] = row.get("error") is not None
+
+    @staticmethod
+    def _complete(tail: bytes) -> bool:
+        """Whether a last line without its newline is a whole transcript line (a JSON object)."""
+        try:
+            return isinstance(json.loads(tail.decode("utf-8")), dict)
+        except (ValueError, RecursionError):
+            return False
 
     @staticmethod
     def _last_newline(fh: Any, size: int) -> int:
