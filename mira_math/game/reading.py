@@ -40,9 +40,8 @@ _PROSE = ".,;:!?'\"()[]{}*_$`\u2019"
 _CONNECTORS = (":", "\uff1a", "=", "-", "\u2013", "\u2014")   # "final answer" + one of these, or "is"
 # Words that make a final statement conditional, negated or not yet given: a message with
 # one of them in the sentence that states the answer, or a question after it, asks.
-_NOT_FINAL_WORDS = frozenset("""if were would suppose supposing assume assuming assumed unless
-could might cannot can't couldn't not no never without once whether until provided need
-needs needed missing unknown know don't doesn't isn't""".split())
+_NOT_FINAL_WORDS = frozenset("""if were suppose supposing assume assuming assumed unless whether
+until provided unknown""".split())
 _MAX_BOX = 4000  # a box longer than the verifier reads (2,000 characters) is unbalanced
 
 
@@ -443,17 +442,21 @@ def _fallback(message: str) -> Action:
         end = _box_end(message, box_at)
         if end < 0:
             return Action("format_error", "")
-        start, _ = _line_bounds(message, box_at)
-        start = _clause_start(message, start, box_at)
+        line_start, _ = _line_bounds(message, box_at)
+        start = _clause_start(message, line_start, box_at)
         _, stop = _line_bounds(message, end - 1)
         # a box opening its line may continue an expression from the line before it
-        if start > 0 and not message[start:box_at].strip(" \t$\\[("):
+        if start > 0 and start == line_start and not message[start:box_at].strip(" \t$\\[("):
             prev_start, _ = _line_bounds(message, start - 1)
             if _continues(message[prev_start:start - 1]):
                 start = prev_start
+        if not _part_of_expression(message[start:box_at]) and not _doubts(message[start:box_at]):
+            start = box_at          # "..., the number of values is \\boxed{5}.": the box is the answer
         box_end = end
         if _no_math_after(message[end:stop]):
-            candidates.append((stop, message[start:stop].strip()))
+            # closing words ("\\boxed{28} meters.") are not the answer, unless they doubt it
+            keep = stop if start < box_at or _doubts(message[end:stop]) else end
+            candidates.append((stop, message[start:keep].strip()))
         else:
             candidates.append((end, message[start:end].strip()))
     if not candidates:
@@ -468,6 +471,23 @@ def _fallback(message: str) -> Action:
     return Action("answer", text, "fallback")
 
 
+_EXPRESSION_END = re.compile(r"(?:[-+*/^_.0-9|({\[]|\\(?:cdot|times|div|frac|sqrt|pm|mp|left))$")
+
+
+def _part_of_expression(prefix: str) -> bool:
+    """Whether the text before a box makes the box part of an expression (``2 + \\boxed{3}``)."""
+    return _EXPRESSION_END.search(prefix.rstrip(" \t$").rstrip("\\([").rstrip()) is not None
+
+
+_NOT_DOUBTS = ("possible", "possibilit")   # "the number of possible values is \\boxed{5}"
+
+
+def _doubts(text: str) -> bool:
+    """Whether a sentence around a box doubts it (``probably``, ``I think``, ``a guess``)."""
+    return any(is_doubt(w) and not w.startswith(_NOT_DOUBTS)
+               for w in (m.group(0).lower() for m in _WORD_RE.finditer(text)))
+
+
 def _unconditional(message: str, end: int, text: str) -> bool:
     """The statement's sentence (from the last sentence end before it) and what follows it
     hold no conditional, negation or "still missing" word."""
@@ -477,4 +497,4 @@ def _unconditional(message: str, end: int, text: str) -> bool:
                          message.rfind("? ", 0, start), message.rfind("! ", 0, start))
     around = message[sentence_start + 1:start] + " " + message[end:]
     words = {w.lower() for w in re.findall(r"[A-Za-z']+", around)}
-    return not (words & _NOT_FINAL_WORDS)
+    return not (words & _NOT_FINAL_WORDS) and not _doubts(around)

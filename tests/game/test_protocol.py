@@ -41,12 +41,12 @@ def test_parse_action(text, kind, content):
 
 
 @pytest.mark.parametrize("text, content", [
-    ("So P(H|E) = 1/4, and\n\\[\\boxed{\\frac14}\\]", "\\[\\boxed{\\frac14}\\]"),
-    ("We get $\\boxed{1/4}$.", "We get $\\boxed{1/4}$."),
-    ("Since P(E) = 0.4, we get P(H|E) = \\boxed{1/4}.", "we get P(H|E) = \\boxed{1/4}."),
-    ("So (x0, x1) = \\boxed{(1, 2)}", "So (x0, x1) = \\boxed{(1, 2)}"),
+    ("So P(H|E) = 1/4, and\n\\[\\boxed{\\frac14}\\]", "\\boxed{\\frac14}"),   # the box is the answer
+    ("We get $\\boxed{1/4}$.", "\\boxed{1/4}"),
+    ("Since P(E) = 0.4, we get P(H|E) = \\boxed{1/4}.", "\\boxed{1/4}"),
+    ("So (x0, x1) = \\boxed{(1, 2)}", "\\boxed{(1, 2)}"),
     ("Hence \\sqrt{\\boxed{4}}", "Hence \\sqrt{\\boxed{4}}"),
-    ("Work.\n**Final Answer**\n\\[ \\boxed{1/4} \\]", "\\[ \\boxed{1/4} \\]"),
+    ("Work.\n**Final Answer**\n\\[ \\boxed{1/4} \\]", "\\boxed{1/4}"),
     ("The final answer is $\\frac{1}{4}$. I hope it is correct.",
      "$\\frac{1}{4}$. I hope it is correct."),
     ("Final Answer: 1/4", "1/4"),
