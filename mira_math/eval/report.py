@@ -29,6 +29,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from mira_math.eval.compare import Comparison, compare_runs
 from mira_math.common.extras import install_command, installed
+from mira_math.common.staging import staged
 from mira_math.eval.metrics import DEFINITIONS, GroupMetrics, fixed, pct
 from mira_math.eval.rundir.runs import assign_labels, group_runs, short_spec
 from mira_math.eval.scores_file import cached_scores
@@ -461,19 +462,19 @@ def report(run_dirs: Sequence[Path], out_dir: Path, prices: Optional[Prices] = N
             s_.run.label = name
         pair_regimes(scores)
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    for fig in FIGURES if can_draw else ():
-        if not fig.wanted(scores):
-            (out_dir / fig.file).unlink(missing_ok=True)      # not an old run's figure either
-            continue
-        save_figure(fig, scores, out_dir / fig.file)
-        written.append(out_dir / fig.file)
-    comparisons = [compare_runs(a.run, b.run) for a, b in same_split_pairs(scores)]
-    (out_dir / REPORT).write_text(render_markdown(scores, comparisons, prices, names, figures=can_draw),
-                                  encoding="utf-8")
-    tables = write_results(scores, out_dir, prices, names)
-    return [out_dir / REPORT] + tables + written
+    unwanted = [fig.file for fig in FIGURES if can_draw and not fig.wanted(scores)]  # nor an old run's
+    with staged(out_dir, remove=unwanted) as stage:     # a full disk keeps the previous report whole
+        written = []
+        for fig in FIGURES if can_draw else ():
+            if fig.file in unwanted:
+                continue
+            save_figure(fig, scores, stage / fig.file)
+            written.append(fig.file)
+        comparisons = [compare_runs(a.run, b.run) for a, b in same_split_pairs(scores)]
+        (stage / REPORT).write_text(render_markdown(scores, comparisons, prices, names, figures=can_draw),
+                                    encoding="utf-8")
+        tables = [p.name for p in write_results(scores, stage, prices, names)]
+    return [out_dir / name for name in [REPORT, *tables, *written]]
 
 
 __all__ = ["FIGURES", "REPORT", "load_scores", "model_label", "render_markdown", "report", "short_spec"]
