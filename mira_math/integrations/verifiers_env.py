@@ -25,19 +25,21 @@ harness puts them in its request. verifiers keeps a program's sampling fields un
 sets its own: a ``vf-eval --sampling.temperature``/``--sampling.top-p``/``--sampling.max-tokens``
 flag replaces that field on every request. What went upstream for each solver turn (verifiers'
 record of the call) is kept in the trace as ``info["mira"]["sent"]``, and the fields where it
-differs from eval's settings as ``info["mira"]["overridden"]``.
+differs from eval's settings as ``info["mira"]["overridden"]``. The rollouts of one task
+(``vf-eval -r N``, a training group) play eval's epochs 0..N-1 (``mira-math eval --epochs N``):
+their seeds differ, so a sampling server does not hand a group N copies of one reply.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Dict, Iterator, Optional, Tuple
 
 import verifiers.v1 as vf
 from verifiers.v1.dialects.chat import message_to_wire
 
 from mira_math.game.episode import Episode
-from mira_math.game.messages import RUN_SEED, Completion, Conversation, request_seed
+from mira_math.game.messages import RUN_SEED, Completion, Conversation, epoch_seed, request_seed
 from mira_math.game.prompts import problem_message, system_prompt
 from mira_math.game.reading import STOP_SEQUENCES, read_message
 from mira_math.generators.schema import Instance
@@ -191,14 +193,15 @@ def _reply_from(segment: Any, trace: Any = None) -> Completion:
 async def play_interaction(interaction: Any, inst: Instance, regime: str = "zs",
                            responder: Any = None, responder_spec: str = "rules",
                            config: Optional[MiraEnvConfig] = None,
-                           sent: Optional[list] = None) -> Episode:
+                           sent: Optional[list] = None, epoch: int = 0) -> Episode:
     """One MIRA episode over a verifiers interaction: the task's prompt opens it, each later
     user turn is the harness's reply (the responder's line or decline, the budget line). Each
     turn's decoding settings (``config``'s, with the episode's seed for that turn) go to the
-    harness through the live trace; what verifiers recorded as sent is appended to ``sent``."""
+    harness through the live trace; what verifiers recorded as sent is appended to ``sent``.
+    ``epoch``: the task's rollout number, whose seeds are those of ``eval --epochs``'s epoch."""
     config = config or MiraEnvConfig()
     episode = new_episode(inst, solver="verifiers", responder=responder_spec, regime=regime,
-                          run_seed=config.seed)
+                          run_seed=epoch_seed(config.seed, epoch), epoch=epoch)
     opened = False
 
     async def reply(conversation: Conversation, seed: int) -> Completion:
@@ -260,8 +263,10 @@ def episode_signals(episode: Episode) -> Dict[str, Optional[float]]:
 class MiraEnv(vf.Env[MiraEnvConfig]):
     def __init__(self, config: MiraEnvConfig) -> None:
         super().__init__(config)
-        self._played: Dict[int, Episode] = {}
-        self._sent: Dict[int, list] = {}
+        # verifiers hands every rollout of a task (-r N) the same task object: a played episode
+        # is kept under its solver trace (the live trace finalize() sees again)
+        self._played: Dict[int, Tuple[Episode, list]] = {}
+        self._epochs: Dict[str, int] = {}
         self.responder = make_responder(config.responder)
 
     async def setup(self, agents: Any) -> None:
@@ -269,30 +274,33 @@ class MiraEnv(vf.Env[MiraEnvConfig]):
 
     async def run(self, task: Any, agents: Any) -> None:
         inst = record_instance(task.data.record)
-        sent = self._sent[id(task)] = []
+        epoch = self._epochs.get(task.key, 0)     # the task's n-th rollout plays eval's epoch n
+        self._epochs[task.key] = epoch + 1
+        sent: list = []
         async with agents.solver.interaction(task) as interaction:
-            self._played[id(task)] = await play_interaction(interaction, inst, self.config.regime,
-                                                            self.responder, self.config.responder,
-                                                            self.config, sent)
+            played = await play_interaction(interaction, inst, self.config.regime, self.responder,
+                                            self.config.responder, self.config, sent, epoch=epoch)
+            self._played[id(getattr(interaction, "trace", None) or task)] = (played, sent)
 
     async def finalize(self, task: Any, episode: Any) -> None:
-        played = self._played.pop(id(task))
-        sent = self._sent.pop(id(task), [])
-        seeds = [request_seed(self.config.seed, played.inst.id, n, "solver") for n in range(len(sent))]
-        signals = episode_signals(played)
         reward = RewardOptions(self.config.first_request_reward, self.config.extra_request_penalty)
         for trace in episode.traces:
-            if trace.agent.name == "solver":
-                for name, value in reward.parts(played).items():   # "correct": the verifier's 1/0
-                    trace.record_reward(name, value)
-                trace.record_metrics({k: v for k, v in signals.items() if k != "correct" and v is not None})
-                trace.metrics.update({k: None for k, v in signals.items() if v is None})
-                # the episode as transcripts.jsonl stores it, under the text protocol of the paper
-                trace.info["mira"] = {"protocol": "paper",
-                                      "transcript": json.loads(played.transcript.to_json_line()),
-                                      "decoding": {k: v for k, v in self.config.decoding(0).items() if k != "seed"},
-                                      "run_seed": self.config.seed, "sent": sent,
-                                      "overridden": overridden(sent, self.config, seeds)}
+            if trace.agent.name != "solver":
+                continue
+            played, sent = self._played.pop(id(trace), None) or self._played.pop(id(task))
+            run_seed = epoch_seed(self.config.seed, played.epoch)
+            seeds = [request_seed(run_seed, played.inst.id, n, "solver") for n in range(len(sent))]
+            signals = episode_signals(played)
+            for name, value in reward.parts(played).items():   # "correct": the verifier's 1/0
+                trace.record_reward(name, value)
+            trace.record_metrics({k: v for k, v in signals.items() if k != "correct" and v is not None})
+            trace.metrics.update({k: None for k, v in signals.items() if v is None})
+            # the episode as transcripts.jsonl stores it, under the text protocol of the paper
+            trace.info["mira"] = {"protocol": "paper",
+                                  "transcript": json.loads(played.transcript.to_json_line()),
+                                  "decoding": {k: v for k, v in self.config.decoding(0).items() if k != "seed"},
+                                  "run_seed": self.config.seed, "epoch": played.epoch, "sent": sent,
+                                  "overridden": overridden(sent, self.config, seeds)}
 
 
 __all__ = ["MiraEnv", "MiraHarness", "MiraTaskset"]

@@ -209,3 +209,28 @@ def test_a_vf_eval_sampling_flag_is_what_is_sent_and_recorded(seeded, tmp_path):
     settings_sent(seeded)
     _, _, same = agreement(traces, expected)
     assert same < N                    # the server heard the other temperature
+
+
+def test_vf_eval_rollouts_of_a_task_are_evals_epochs(seeded, tmp_path):
+    """``-r 2``: the two rollouts of a task play eval's epochs 0 and 1 (their own seeds), so a
+    seed-honouring server can answer them differently, and together they are ``--epochs 2``."""
+    url = f"http://127.0.0.1:{seeded.server_address[1]}/v1"
+    done = vf_eval(tmp_path, url, "-r", "2", "-n", "12")
+    assert done.returncode == 0, done.stderr[-3000:]
+    (path,) = (tmp_path / "out").glob("*/traces.jsonl")
+    rollouts: dict = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        (trace,) = [t for t in json.loads(line)["traces"] if t["agent"]["name"] == "solver"]
+        mira = trace["info"]["mira"]
+        rollouts.setdefault(trace["task"]["data"]["id"], {})[mira["epoch"]] = mira["transcript"]
+    assert len(rollouts) == 12 and all(sorted(r) == [0, 1] for r in rollouts.values())
+    out = tmp_path / "native"
+    assert mira_math(["eval", "--solver", f"openai:stub@{url}", "--limit", "12", "--epochs", "2",
+                      "--out", str(out)]) == 0
+    native: dict = {}
+    for row in map(json.loads, (out / "transcripts.jsonl").read_text().splitlines()):
+        native.setdefault(row["id"], {})[row.get("epoch", 0)] = row
+    for inst_id, epochs in rollouts.items():
+        for epoch, transcript in epochs.items():
+            assert plain(transcript) == plain(native[inst_id][epoch]), (inst_id, epoch)
+    assert any(plain(e[0]["turns"]) != plain(e[1]["turns"]) for e in rollouts.values())   # the seeds differ
