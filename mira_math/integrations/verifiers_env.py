@@ -287,7 +287,7 @@ class MiraEnv(vf.Env[MiraEnvConfig]):
         for trace in episode.traces:
             if trace.agent.name != "solver":
                 continue
-            played, sent = self._played.pop(id(trace), None) or self._played.pop(id(task))
+            played, sent = self._played.pop(id(trace) if id(trace) in self._played else id(task))
             run_seed = epoch_seed(self.config.seed, played.epoch)
             seeds = [request_seed(run_seed, played.inst.id, n, "solver") for n in range(len(sent))]
             signals = episode_signals(played)
