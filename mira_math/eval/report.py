@@ -34,6 +34,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from mira_math.eval.compare import Comparison, compare_runs
 from mira_math.common.extras import install_command, installed
+from mira_math.common.staging import staged
 from mira_math.eval.metrics import DEFINITIONS, GroupMetrics, num, pct
 from mira_math.eval.metrics import _facts_trace_cell as facts_trace_cell
 from mira_math.eval.metrics import _interval_cell as interval_cell
@@ -554,19 +555,20 @@ def report(run_dirs: Sequence[Path], out_dir: Path, prices: Optional[Prices] = N
 def write_report(out_dir: Path, scores: Sequence[RunScores], markdown: str, prices: Optional[Prices],
                  names: Optional[Sequence[str]], can_draw: bool) -> List[Path]:
     """The only step that writes into ``out_dir``: the figures, ``report.md`` and the results
-    tables, everything computed before it (kept apart so that it can write elsewhere and be
-    swapped in whole). Returns report.md, the tables, then the figures written."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    for fig in FIGURES if can_draw else ():
-        if not fig.wanted(scores):
-            (out_dir / fig.file).unlink(missing_ok=True)      # not an old run's figure either
-            continue
-        save_figure(fig, scores, out_dir / fig.file)
-        written.append(out_dir / fig.file)
-    (out_dir / REPORT).write_text(markdown, encoding="utf-8")
-    tables = write_results(scores, out_dir, prices, names)
-    return [out_dir / REPORT] + tables + written
+    tables, everything computed before it, built beside the previous report and swapped in
+    whole (a full disk keeps the previous report). Returns report.md, the tables, then the
+    figures written."""
+    unwanted = [fig.file for fig in FIGURES if can_draw and not fig.wanted(scores)]  # nor an old run's
+    with staged(out_dir, remove=unwanted) as stage:
+        written = []
+        for fig in FIGURES if can_draw else ():
+            if fig.file in unwanted:
+                continue
+            save_figure(fig, scores, stage / fig.file)
+            written.append(fig.file)
+        (stage / REPORT).write_text(markdown, encoding="utf-8")
+        tables = [p.name for p in write_results(scores, stage, prices, names)]
+    return [out_dir / name for name in [REPORT, *tables, *written]]
 
 
 __all__ = ["FIGURES", "REPORT", "load_scores", "model_label", "render_figure", "render_markdown", "report",

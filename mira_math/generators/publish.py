@@ -11,6 +11,7 @@ Only tested against ``unittest.mock.create_autospec(HfApi)``: no test reaches th
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import tempfile
 from dataclasses import dataclass
@@ -123,6 +124,9 @@ def staged_files(folder: Path, repo_id: str) -> Dict[str, bytes]:
 def stage(folder: Path, repo_id: str, out: Path) -> List[str]:
     """Write exactly the files publishing uploads into ``out`` (an empty or new folder);
     returns their paths. ``verify out`` and ``eval --data out`` accept the result."""
+    if out.is_symlink() and not out.exists():     # mkdir would fail on it with a traceback
+        raise PublishError(f"--stage {out}: a symlink to {os.readlink(out)}, which does not exist; "
+                           "give a new or empty folder")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise PublishError(f"--stage {out}: must be a new or empty folder")
     staged = staged_files(folder, repo_id)

@@ -56,11 +56,11 @@ def record_instance(text: str) -> Instance:
 
 
 def new_episode(inst: Instance, *, solver: str, responder: str = "rules", regime: str = "zs",
-                ask_first: bool = False, run_seed: int = RUN_SEED) -> Episode:
+                ask_first: bool = False, run_seed: int = RUN_SEED, epoch: int = 0) -> Episode:
     if regime not in REGIMES:
         raise ValueError(f"unknown regime {regime!r}: use zs or 4s")
     return Episode(inst, solver=solver, responder=responder, regime=regime, ask_first=ask_first,
-                   run_seed=run_seed)
+                   run_seed=run_seed, epoch=epoch)
 
 
 def make_responder(spec: str = "rules", **options: Any) -> Responder:

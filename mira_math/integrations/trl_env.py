@@ -12,10 +12,18 @@ lines, and sees the problem without the paper's system prompt. Its records carry
 The rules of the game are still the harness's own :class:`~mira_math.game.episode.Episode`:
 each tool call is handed to it as the one-line action it stands for, so the budget, the
 responder (rules by default, or eval's LLM responder), the final turn and the exact verifier
-are the ones ``mira-math eval`` uses."""
+are the ones ``mira-math eval`` uses.
+
+GRPO compares the rewards of one group: the ``num_generations`` rollouts of one prompt. TRL's
+sampler repeats each dataset row ``num_generations`` times and calls every rollout's ``reset``
+with its row's fields, so the problem comes from the row: :func:`grpo_dataset` gives one row per
+problem (its release line in the ``record`` column), and every rollout of a group plays that
+problem. ``reset()`` without a ``record`` (TRL's placeholder rows when no dataset is given) is
+refused: drawing a problem per rollout would make each group compare rewards across problems."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any, Dict, Iterator, Optional
 
@@ -23,8 +31,7 @@ from mira_math.game.episode import Episode
 from mira_math.game.messages import Completion
 from mira_math.game.protocol import DECLINE_TEXT
 from mira_math.game.prompts import problem_message
-from mira_math.generators.schema import Instance
-from mira_math.integrations.common import RewardOptions, make_responder, record_instance
+from mira_math.integrations.common import RewardOptions, make_responder, record_instance, record_text
 from mira_math.integrations.sources import instances
 
 PROTOCOL = "tool-call-v1"
@@ -35,14 +42,25 @@ tool `ask` with one precise request naming the missing quantity (the holder answ
 match, with the fact verbatim; each call spends one request of your budget), then call the tool \
 `answer` with your exact final answer. Only your first `answer` call counts."""
 
+# Several facts missing (k >= 2): as the paper's multi-fact prompt, it does not say how many.
+MULTI_INSTRUCTIONS = """\
+Some facts you need are missing from this problem; an information holder has them. Call the tool \
+`ask` with one precise request naming one missing quantity (the holder answers only a request that \
+names exactly one of its facts, with that fact verbatim; a request naming several gets a decline; \
+each call spends one request of your budget); ask once for each missing quantity, then call the \
+tool `answer` with your exact final answer. Only your first `answer` call counts."""
+
+
+def instructions(k: int) -> str:
+    """The tool protocol's instructions for an instance with ``k`` missing facts."""
+    return INSTRUCTIONS if k == 1 else MULTI_INSTRUCTIONS
+
 
 class MiraToolEnv:
     """One rollout's MIRA episode behind two tools. ``reset(record=LINE)`` plays that release
-    row; ``reset()`` (TRL's placeholder rows) takes the next instance of ``source``."""
+    row (a :func:`grpo_dataset` row)."""
 
-    def __init__(self, source: Optional[Iterator[Instance]] = None, responder: str = "rules",
-                 reward: Optional[RewardOptions] = None) -> None:
-        self._source = source
+    def __init__(self, responder: str = "rules", reward: Optional[RewardOptions] = None) -> None:
         self._responder_spec = responder
         self._responder = make_responder(responder)
         self._reward = reward or RewardOptions()
@@ -50,19 +68,17 @@ class MiraToolEnv:
         self.refused = 0
 
     def reset(self, **example: Any) -> str:
-        """Start an episode: the example's ``record`` (a release line) or the source's next
-        instance; returns the problem and the protocol's instructions (TRL appends them to the
-        last user message)."""
+        """Start an episode on the example's ``record`` (a release line); returns the problem
+        and the protocol's instructions (TRL appends them to the last user message)."""
         record = example.get("record")
-        if record:
-            inst = record_instance(record)
-        else:
-            if self._source is None:
-                self._source = instances("train")
-            inst = next(self._source)
+        if not record:
+            raise ValueError("MiraToolEnv.reset() got no `record`: give GRPOTrainer "
+                             "train_dataset=grpo_dataset(...) (one row per problem, which TRL repeats "
+                             "for each generation), so that every rollout of a group plays one problem")
+        inst = record_instance(record)
         self._episode = Episode(inst, solver="trl", responder=self._responder_spec, regime="zs")
         self.refused = 0
-        return f"{problem_message(inst)}\n\n{INSTRUCTIONS}"
+        return f"{problem_message(inst)}\n\n{instructions(inst.k)}"
 
     @property
     def episode(self) -> Episode:
@@ -71,10 +87,10 @@ class MiraToolEnv:
         return self._episode
 
     def ask(self, request: str) -> str:
-        """Ask the information holder for the one missing fact.
+        """Ask the information holder for one missing fact.
 
         Args:
-            request: One precise request naming the missing quantity, in the problem's notation.
+            request: One precise request naming one missing quantity, in the problem's notation.
 
         Returns:
             The holder's reply (the fact verbatim, or a decline) and the requests left.
@@ -129,3 +145,28 @@ class MiraToolEnv:
 def _one_line(text: str) -> str:
     """A tool argument as one action line (the reader takes the last action line of a message)."""
     return " ".join(str(text).split())
+
+
+def grpo_rows(source: str = "train", n: Optional[int] = None, **selection: Any) -> Iterator[Dict[str, Any]]:
+    """The rows of :func:`grpo_dataset`: an empty user prompt (``reset`` supplies the problem)
+    and the instance's release line."""
+    chosen = instances(source, **selection)
+    for inst in chosen if n is None else itertools.islice(chosen, n):
+        yield {"prompt": [{"role": "user", "content": ""}], "record": record_text(inst)}
+
+
+def grpo_dataset(source: str = "train", n: Optional[int] = None, **selection: Any) -> Any:
+    """A TRL training dataset with one row per problem, which TRL repeats once per generation,
+    so each GRPO group plays one problem. ``source`` and ``selection`` (``family``, ``type``,
+    ``data``, ``seed_set``, ``parts``, ``held_out``) are those of
+    :func:`mira_math.integrations.sources.instances`: ``release`` gives a ``datasets.Dataset`` of
+    its rows; an endless stream (``train``, ``stream``) the first ``n`` problems as a
+    ``Dataset``, or with ``n=None`` an ``IterableDataset`` (TRL then needs ``max_steps``)."""
+    from datasets import Dataset, IterableDataset
+
+    if source == "release" or n is not None:
+        rows = list(grpo_rows(source, n, **selection))
+        return Dataset.from_dict({"prompt": [r["prompt"] for r in rows], "record": [r["record"] for r in rows]})
+    # datasets shards a list-valued generator argument across workers: pass lists as tuples
+    kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in selection.items()}
+    return IterableDataset.from_generator(grpo_rows, gen_kwargs={"source": source, **kwargs})

@@ -16,20 +16,32 @@ The installable plugin is ``environments/mira_math_rl`` (module ``mira_math_rl``
 - :class:`MiraHarness` is the solver's program: one chat completion per turn, made in-process
   through the rollout's interception endpoint. verifiers' own ``null`` harness instead bootstraps
   ``uv`` and a script with ``mcp`` from the network for every rollout.
+
+Decoding: each solver request carries ``mira-math eval``'s settings (temperature 0, top_p 1,
+``max_tokens`` 4096, eval's stop sequences, and a seed derived from the run seed, the instance
+and the turn by the same :class:`~mira_math.game.episode.Episode` that eval uses): the env
+hands them to the harness per turn (:data:`DECODING` in the live trace's ``info``) and the
+harness puts them in its request. verifiers keeps a program's sampling fields unless the run
+sets its own: a ``vf-eval --sampling.temperature``/``--sampling.top-p``/``--sampling.max-tokens``
+flag replaces that field on every request. What went upstream for each solver turn (verifiers'
+record of the call) is kept in the trace as ``info["mira"]["sent"]``, and the fields where it
+differs from eval's settings as ``info["mira"]["overridden"]``. The rollouts of one task
+(``vf-eval -r N``, a training group) play eval's epochs 0..N-1 (``mira-math eval --epochs N``):
+their seeds differ, so a sampling server does not hand a group N copies of one reply.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterator, Optional
+from typing import Any, Dict, Iterator, Optional, Tuple
 
 import verifiers.v1 as vf
 from verifiers.v1.dialects.chat import message_to_wire
 
 from mira_math.game.episode import Episode
-from mira_math.game.messages import Completion, Conversation
+from mira_math.game.messages import RUN_SEED, Completion, Conversation, epoch_seed, request_seed
 from mira_math.game.prompts import problem_message, system_prompt
-from mira_math.game.reading import read_message
+from mira_math.game.reading import STOP_SEQUENCES, read_message
 from mira_math.generators.schema import Instance
 from mira_math.integrations.common import (RewardOptions, make_responder, new_episode, play, record_instance,
                                            record_text, transcript_stats)
@@ -37,6 +49,8 @@ from mira_math.integrations.sources import (MAX_RESEEDS, STREAM_SEED_SET, instan
                                             stream)
 
 PLUGIN = "mira-math-rl"
+MAX_TOKENS = 4096           # mira-math eval's --max-tokens default (a test checks they agree)
+DECODING = "mira_decoding"  # the live trace's info key: the next solver request's settings
 
 
 class MiraData(vf.TaskData):
@@ -115,8 +129,9 @@ class MiraHarness(vf.Harness[MiraHarnessConfig]):
             messages.append({"role": "user", "content": prompt})
         elif prompt is not None:
             messages.extend(_as_the_episode_keeps(message_to_wire(m)) for m in prompt)
+        decoding = dict(getattr(trace, "info", {}).get(DECODING) or {})   # the env's, for this turn
         async with AsyncOpenAI(base_url=endpoint, api_key=secret, max_retries=0) as client:
-            reply = await client.chat.completions.create(model=ctx.model, messages=messages)
+            reply = await client.chat.completions.create(model=ctx.model, messages=messages, **decoding)
         return vf.ProgramResult(exit_code=0, stdout=reply.choices[0].message.content or "", stderr="")
 
 
@@ -141,6 +156,23 @@ class MiraEnvConfig(vf.EnvConfig):
     """Shaping (default off): added to the reward when the first request got a canonical fact."""
     extra_request_penalty: float = 0.0
     """Shaping (default off): subtracted from the reward for every request after the first."""
+    seed: int = RUN_SEED
+    """The run seed (``mira-math eval --seed``): each solver request's seed is derived from it,
+    the instance id and the turn, exactly as eval derives it."""
+    temperature: float = 0.0
+    """As ``mira-math eval --temperature`` (``vf-eval --sampling.temperature`` overrides it)."""
+    top_p: float = 1.0
+    max_tokens: int = MAX_TOKENS
+    """As ``mira-math eval --max-tokens`` (``vf-eval --sampling.max-tokens`` overrides it)."""
+    stop: Optional[list[str]] = None
+    """Stop sequences; None: eval's own (one speaker per message), which eval sends to every
+    server but the official OpenAI endpoint; ``[]`` sends none, as eval does there."""
+
+    def decoding(self, seed: int) -> Dict[str, Any]:
+        """One solver request's settings, as eval's OpenAI backend sends them."""
+        stop = list(STOP_SEQUENCES) if self.stop is None else list(self.stop)
+        return {"seed": seed, "temperature": self.temperature, "top_p": self.top_p,
+                "max_tokens": self.max_tokens, **({"stop": stop} if stop else {})}
 
 
 def _reply_from(segment: Any, trace: Any = None) -> Completion:
@@ -159,20 +191,55 @@ def _reply_from(segment: Any, trace: Any = None) -> Completion:
 
 
 async def play_interaction(interaction: Any, inst: Instance, regime: str = "zs",
-                           responder: Any = None, responder_spec: str = "rules") -> Episode:
+                           responder: Any = None, responder_spec: str = "rules",
+                           config: Optional[MiraEnvConfig] = None,
+                           sent: Optional[list] = None, epoch: int = 0) -> Episode:
     """One MIRA episode over a verifiers interaction: the task's prompt opens it, each later
-    user turn is the harness's reply (the responder's line or decline, the budget line)."""
-    episode = new_episode(inst, solver="verifiers", responder=responder_spec, regime=regime)
+    user turn is the harness's reply (the responder's line or decline, the budget line). Each
+    turn's decoding settings (``config``'s, with the episode's seed for that turn) go to the
+    harness through the live trace; what verifiers recorded as sent is appended to ``sent``.
+    ``epoch``: the task's rollout number, whose seeds are those of ``eval --epochs``'s epoch."""
+    config = config or MiraEnvConfig()
+    episode = new_episode(inst, solver="verifiers", responder=responder_spec, regime=regime,
+                          run_seed=epoch_seed(config.seed, epoch), epoch=epoch)
     opened = False
 
     async def reply(conversation: Conversation, seed: int) -> Completion:
         nonlocal opened
-        if not opened:
-            opened = True
-            return _reply_from(await interaction.turn(), getattr(interaction, "trace", None))
-        return _reply_from(await interaction.turn(conversation[-1]["content"]), getattr(interaction, "trace", None))
+        trace = getattr(interaction, "trace", None)
+        info = getattr(trace, "info", None)
+        if info is not None:
+            info[DECODING] = config.decoding(seed)
+        calls = len(getattr(trace, "calls", None) or [])
+        try:
+            if not opened:
+                opened = True
+                segment = await interaction.turn()
+            else:
+                segment = await interaction.turn(conversation[-1]["content"])
+        finally:
+            if info is not None:
+                info.pop(DECODING, None)
+        if sent is not None:
+            sent.extend(_sampling(call) for call in (getattr(trace, "calls", None) or [])[calls:])
+        return _reply_from(segment, trace)
 
     return await play(episode, reply, responder)
+
+
+def _sampling(call: Any) -> Dict[str, Any]:
+    """One call's settings as verifiers recorded them going upstream."""
+    sampling = getattr(call, "sampling", None)
+    return sampling.model_dump(exclude_none=True) if sampling is not None else {}
+
+
+def overridden(sent: list, config: MiraEnvConfig, seeds: list) -> list:
+    """The settings that went out other than eval's (a ``vf-eval --sampling.*`` flag), by name."""
+    names: set = set()
+    for call, seed in zip(sent, seeds):
+        wanted = config.decoding(seed)
+        names |= {k for k in set(wanted) | set(call) if call.get(k) != wanted.get(k)}
+    return sorted(names)
 
 
 def episode_signals(episode: Episode) -> Dict[str, Optional[float]]:
@@ -196,7 +263,10 @@ def episode_signals(episode: Episode) -> Dict[str, Optional[float]]:
 class MiraEnv(vf.Env[MiraEnvConfig]):
     def __init__(self, config: MiraEnvConfig) -> None:
         super().__init__(config)
-        self._played: Dict[int, Episode] = {}
+        # verifiers hands every rollout of a task (-r N) the same task object: a played episode
+        # is kept under its solver trace (the live trace finalize() sees again)
+        self._played: Dict[int, Tuple[Episode, list]] = {}
+        self._epochs: Dict[str, int] = {}
         self.responder = make_responder(config.responder)
 
     async def setup(self, agents: Any) -> None:
@@ -204,23 +274,33 @@ class MiraEnv(vf.Env[MiraEnvConfig]):
 
     async def run(self, task: Any, agents: Any) -> None:
         inst = record_instance(task.data.record)
+        epoch = self._epochs.get(task.key, 0)     # the task's n-th rollout plays eval's epoch n
+        self._epochs[task.key] = epoch + 1
+        sent: list = []
         async with agents.solver.interaction(task) as interaction:
-            self._played[id(task)] = await play_interaction(interaction, inst, self.config.regime,
-                                                            self.responder, self.config.responder)
+            played = await play_interaction(interaction, inst, self.config.regime, self.responder,
+                                            self.config.responder, self.config, sent, epoch=epoch)
+            self._played[id(getattr(interaction, "trace", None) or task)] = (played, sent)
 
     async def finalize(self, task: Any, episode: Any) -> None:
-        played = self._played.pop(id(task))
-        signals = episode_signals(played)
         reward = RewardOptions(self.config.first_request_reward, self.config.extra_request_penalty)
         for trace in episode.traces:
-            if trace.agent.name == "solver":
-                for name, value in reward.parts(played).items():   # "correct": the verifier's 1/0
-                    trace.record_reward(name, value)
-                trace.record_metrics({k: v for k, v in signals.items() if k != "correct" and v is not None})
-                trace.metrics.update({k: None for k, v in signals.items() if v is None})
-                # the episode as transcripts.jsonl stores it, under the text protocol of the paper
-                trace.info["mira"] = {"protocol": "paper",
-                                      "transcript": json.loads(played.transcript.to_json_line())}
+            if trace.agent.name != "solver":
+                continue
+            played, sent = self._played.pop(id(trace) if id(trace) in self._played else id(task))
+            run_seed = epoch_seed(self.config.seed, played.epoch)
+            seeds = [request_seed(run_seed, played.inst.id, n, "solver") for n in range(len(sent))]
+            signals = episode_signals(played)
+            for name, value in reward.parts(played).items():   # "correct": the verifier's 1/0
+                trace.record_reward(name, value)
+            trace.record_metrics({k: v for k, v in signals.items() if k != "correct" and v is not None})
+            trace.metrics.update({k: None for k, v in signals.items() if v is None})
+            # the episode as transcripts.jsonl stores it, under the text protocol of the paper
+            trace.info["mira"] = {"protocol": "paper",
+                                  "transcript": json.loads(played.transcript.to_json_line()),
+                                  "decoding": {k: v for k, v in self.config.decoding(0).items() if k != "seed"},
+                                  "run_seed": self.config.seed, "epoch": played.epoch, "sent": sent,
+                                  "overridden": overridden(sent, self.config, seeds)}
 
 
 __all__ = ["MiraEnv", "MiraHarness", "MiraTaskset"]

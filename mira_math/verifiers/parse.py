@@ -217,7 +217,9 @@ def _latex(text: str) -> str:
     text = _BOX_SPACE_RE.sub("\\\\boxed{", text)
     for box in ("\\fbox", "\\framebox"):
         text = text.replace(box + "{", "\\boxed{")
-    text = text.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac").replace("\\cfrac", "\\frac").replace("\\Omega", "\u03a9")
+    for frac in ("\\dfrac", "\\tfrac", "\\cfrac"):
+        text = text.replace(frac, "\\frac")
+    text = text.replace("\\Omega", "\u03a9")
     text = _FRAC_DIGITS_RE.sub(_braced_frac, text)
     text = _unwrap(text)
     text = _environments(text)

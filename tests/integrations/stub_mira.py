@@ -9,6 +9,10 @@ first and then as ``reference``. Responder requests (a ``json_schema`` response 
 LLM responder) get a JSON decision: an offer quoting the canonical line when the request names
 its slot, for one instance in five a fabricated quote, else a decline.
 
+A ``seeded`` state answers as a sampling server does: the script of each solver request is
+picked by a SHA-256 of the id *and* the request's temperature, seed, token limit and stop
+sequences, so two harnesses get the same replies only when they send the same settings.
+
     python stub_mira.py --port PORT      (or serve(Handler, State(instances)) in a test)
 """
 
@@ -43,8 +47,17 @@ def lies(inst_id: str) -> bool:
     return hashlib.sha256(f"lie|{inst_id}".encode()).digest()[0] % 5 == 0
 
 
-def solver_reply(inst: Instance, messages: List[dict]) -> str:
-    script = script_of(inst.id)
+DECODING = ("temperature", "seed", "max_tokens", "max_completion_tokens", "stop", "top_p")
+
+
+def seeded_script(inst_id: str, body: dict) -> str:
+    """The script a seed-honouring server plays for this request (its decoding settings)."""
+    settings = json.dumps({k: body.get(k) for k in DECODING}, sort_keys=True)
+    return SCRIPTS[hashlib.sha256(f"{inst_id}|{settings}".encode()).digest()[0] % len(SCRIPTS)]
+
+
+def solver_reply(inst: Instance, messages: List[dict], script: str = "") -> str:
+    script = script or script_of(inst.id)
     asked = sum(m["role"] == "assistant" for m in messages)
     if script == "noask":
         return "ANSWER: 0"
@@ -59,8 +72,9 @@ def solver_reply(inst: Instance, messages: List[dict]) -> str:
 
 
 class State:
-    def __init__(self, instances: Sequence[Instance], regime: str = "zs") -> None:
+    def __init__(self, instances: Sequence[Instance], regime: str = "zs", seeded: bool = False) -> None:
         self.lock = threading.Lock()
+        self.seeded = seeded
         self.opening: Dict[Tuple[str, ...], Instance] = {}
         self.private: Dict[Tuple[str, ...], Instance] = {}
         for inst in instances:
@@ -93,7 +107,7 @@ class Handler(JSONHandler):
             text = responder_reply(state, messages[-1]["content"])
         else:
             inst = state.opening[tuple(m["content"] for m in messages[:2])]
-            text = solver_reply(inst, messages)
+            text = solver_reply(inst, messages, seeded_script(inst.id, body) if state.seeded else "")
         return self._send(200, {
             "id": "stub", "object": "chat.completion", "created": 1, "model": body["model"],
             "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,

@@ -5,6 +5,7 @@ the budget refuses extra requests; the reward is the verifier's verdict, shaped 
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from pathlib import Path
@@ -19,8 +20,10 @@ from mira_math import run_episode  # noqa: E402
 from mira_math.cli.main import main as mira_math  # noqa: E402
 from mira_math.eval.solvers import make_solver  # noqa: E402
 from mira_math.game.messages import SolverCall  # noqa: E402
-from mira_math.integrations.common import record_text, release_instances  # noqa: E402
-from mira_math.integrations.trl_env import PROTOCOL, MiraToolEnv, RewardOptions  # noqa: E402
+from mira_math.integrations.common import record_instance, record_text, release_instances  # noqa: E402
+from mira_math.integrations.sources import instances  # noqa: E402
+from mira_math.integrations.trl_env import (INSTRUCTIONS, MULTI_INSTRUCTIONS, PROTOCOL, MiraToolEnv,  # noqa: E402
+                                            RewardOptions, grpo_dataset)
 from mira_math.verifiers import verify  # noqa: E402
 
 N = 30
@@ -96,10 +99,37 @@ def test_reward_shaping_is_optional_and_documented():
     assert env.get_reward() == pytest.approx(1.25)
 
 
-def test_reset_without_a_record_draws_the_train_stream():
+def test_reset_without_a_record_is_refused():
+    """A problem drawn per rollout would put several problems in one GRPO group."""
+    with pytest.raises(ValueError, match="grpo_dataset"):
+        MiraToolEnv().reset()
+    with pytest.raises(ValueError, match="one problem"):
+        MiraToolEnv().reset(prompt=[{"role": "user", "content": ""}])      # TRL's placeholder row
+
+
+def test_instructions_say_one_fact_or_some_facts():
+    one = release_instances()[0]
+    two = next(instances("train", parts=[2]))
+    assert one.k == 1 and two.k == 2
     env = MiraToolEnv()
-    env.reset()
-    assert env.episode.inst.seed_set == "rl-train-1"
+    shown = env.reset(record=record_text(one))
+    assert shown.endswith(INSTRUCTIONS) and "Exactly one fact" in shown
+    shown = env.reset(record=record_text(two))
+    assert shown.endswith(MULTI_INSTRUCTIONS) and "Exactly one fact" not in shown and "one missing" in shown
+
+
+def test_grpo_dataset_is_one_row_per_problem():
+    pytest.importorskip("datasets")
+    release = grpo_dataset("release", family="crt_reconstruction")
+    expected = release_instances(family="crt_reconstruction")
+    assert release["record"] == [record_text(i) for i in expected]
+    assert all(p == [{"role": "user", "content": ""}] for p in release["prompt"])
+    streamed = grpo_dataset("train", n=5, parts=[2])
+    assert [record_instance(r).k for r in streamed["record"]] == [2] * 5
+    endless = grpo_dataset("train", parts=[1, 2])
+    rows = list(itertools.islice(iter(endless), 6))
+    first = itertools.islice(instances("train", parts=[1, 2]), 6)
+    assert [r["record"] for r in rows] == [record_text(i) for i in first]
 
 
 def test_llm_responder_matches_native_eval(tmp_path):

@@ -201,3 +201,47 @@ def test_shaping_terms_are_separate_rewards_and_off_by_default():
     assert solver_trace.rewards == {"correct": 1.0, "first_request": 0.5, "extra_requests": 0.0}
     (solver_trace, _), _ = _rollout(env, task, "noask")
     assert solver_trace.rewards["first_request"] == 0.0 and solver_trace.rewards["extra_requests"] == 0.0
+
+
+class _Call:
+    def __init__(self, sampling):
+        self.sampling, self.finish_reason = sampling, "stop"
+
+
+class DecodingInteraction(ScriptedInteraction):
+    """A scripted interaction with a live trace: what the env hands the harness each turn is
+    kept, and recorded as sent (verifiers' record of the call) with ``override`` laid over it."""
+
+    def __init__(self, spec, task, override=None):
+        from verifiers.v1.types import SamplingConfig
+
+        super().__init__(spec, task)
+        self.trace = type("LiveTrace", (), {"info": {}, "calls": []})()
+        self.handed, self.override, self._sampling = [], dict(override or {}), SamplingConfig
+
+    async def turn(self, message=None):
+        self.handed.append(dict(self.trace.info[ve.DECODING]))
+        self.trace.calls.append(_Call(self._sampling(**{**self.handed[-1], **self.override})))
+        return await super().turn(message)
+
+
+@pytest.mark.parametrize("override", [{}, {"temperature": 0.7}])
+def test_each_turn_carries_evals_settings_and_its_seed(override):
+    from mira_math.game.messages import request_seed
+    from mira_math.game.reading import STOP_SEQUENCES
+
+    config = ve.MiraEnvConfig(taskset={"id": PLUGIN}, seed=7, max_tokens=512)
+    task = next(iter(ve.MiraTaskset(ve.MiraTasksetConfig(id=PLUGIN))))
+    inst = ve.record_instance(task.data.record)
+    interaction = DecodingInteraction("reference", task, override)
+    sent: list = []
+    episode = asyncio.run(ve.play_interaction(interaction, inst, config=config, sent=sent))
+    turns = sum(t.role == "solver" for t in episode.transcript.turns)
+    assert turns == len(interaction.handed) == len(sent) >= 2
+    assert interaction.handed == [
+        {"seed": request_seed(7, inst.id, n, "solver"), "temperature": 0.0, "top_p": 1.0, "max_tokens": 512,
+         "stop": list(STOP_SEQUENCES)} for n in range(turns)]
+    assert ve.DECODING not in interaction.trace.info          # handed over, then taken back
+    seeds = [request_seed(7, inst.id, n, "solver") for n in range(turns)]
+    assert ve.overridden(sent, config, seeds) == sorted(override)
+    assert ve.MiraEnvConfig(stop=[]).decoding(1).get("stop") is None     # as eval to the official API

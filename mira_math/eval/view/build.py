@@ -17,7 +17,6 @@ import gc
 import hashlib
 import json
 import re
-import shutil
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from mira_math.eval.tables import name_runs
 from mira_math.eval.view import store as _store
 from mira_math.eval.view.store import Entry, IdIndex, Matcher, RowSorter, RowStore, line_digest
 from mira_math.common.errors import MiraError
+from mira_math.common.staging import NAMES as STAGING_NAMES, staged
 from mira_math.generators.schema import instance_from_dict, loads_line
 
 VIEW_VERSION = "4"
@@ -133,22 +133,19 @@ def _locked(out: Path) -> Iterator[None]:
         fh.close()
 
 
-def _prepare_out(out: Path) -> Path:
-    """``out`` is created, or is a previous viewer folder whose data files are replaced."""
+def _prepare_out(out: Path) -> None:
+    """``out`` is new, or a previous viewer folder whose files the new build replaces."""
     if out.exists() and not out.is_dir():
         raise ViewError(f"{out}: exists and is not a folder")
     data = out / DATA_DIR
     if out.is_dir():
-        foreign = [p.name for p in out.iterdir() if p.name not in ("index.html", DATA_DIR, LOCK_NAME)]
+        own = ("index.html", DATA_DIR, LOCK_NAME, *STAGING_NAMES)
+        foreign = [p.name for p in out.iterdir() if p.name not in own]
         if data.exists():
             foreign += [f"{DATA_DIR}/{p.name}" for p in data.iterdir() if not _OWN_FILES.match(p.name)]
         if foreign:
             raise ViewError(f"{out}: holds {sorted(foreign)[0]}, which the viewer did not write; "
                             "choose an empty or new --out")
-        if data.exists():
-            shutil.rmtree(data)
-    data.mkdir(parents=True)
-    return data
 
 
 def _asset(name: str) -> str:
@@ -462,19 +459,23 @@ def build_view(run_dirs: Sequence[Path], out: Path, page_size: int = DEFAULT_PAG
 
 def _build_locked(runs: List[RunInfo], out: Path, page_size: int, chunk_rows: int) -> ViewResult:
     """The only step that writes into ``out`` (under the lock): the data pages as they are
-    built, then ``data/index.js`` and ``index.html``; the runs are grouped and named before it."""
-    data = _prepare_out(out)
-    enabled = gc.isenabled()
-    gc.disable()        # nothing built here holds a cycle; the collector's passes cost more than the work
-    try:
-        index, pages = _build(runs, data, page_size, chunk_rows)
-    finally:
-        if enabled:
-            gc.enable()
-    _write_js(data / "index.js", "MIRA.index", index)
-    labels = ", ".join(r.label for r in runs)
+    built, then ``data/index.js`` and ``index.html``, all beside the previous viewer and swapped
+    in whole; the runs are grouped and named before it."""
+    _prepare_out(out)
+    with staged(out) as stage:      # built beside the previous viewer, which a failure keeps whole
+        data = stage / DATA_DIR
+        data.mkdir()
+        enabled = gc.isenabled()
+        gc.disable()    # nothing built here holds a cycle; the collector's passes cost more than the work
+        try:
+            index, pages = _build(runs, data, page_size, chunk_rows)
+        finally:
+            if enabled:
+                gc.enable()
+        _write_js(data / "index.js", "MIRA.index", index)
+        labels = ", ".join(r.label for r in runs)
+        (stage / "index.html").write_text(render_index_html(f"MIRA-Math transcripts: {labels}"), encoding="utf-8")
     html = Path(out) / "index.html"
-    html.write_text(render_index_html(f"MIRA-Math transcripts: {labels}"), encoding="utf-8")
     return ViewResult(html, len(runs), index["rows"], index["run_instances"], pages)
 
 
