@@ -27,6 +27,10 @@ DATASET_FIELDS = {"id", "task_id", "config", "split", "revision"}
 SOURCE_FIELDS = {"url", "name", "user", "org"}
 RELEASE = DEFAULT_RELEASE
 
+# verify regenerates each release once per session (tests/conftest.py: regenerate_once); every
+# verify here still compares every byte of its own folder
+pytestmark = pytest.mark.usefixtures("regenerate_once")
+
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "mira_math.cli", *args], cwd=ROOT,

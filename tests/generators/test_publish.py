@@ -15,6 +15,10 @@ from mira_math.cli.main import main
 
 from mira_math.generators.layout import DEFAULT_RELEASE as RELEASE
 
+# verify regenerates each release once per session (tests/conftest.py: regenerate_once); every
+# verify here still compares every byte of its own folder
+pytestmark = pytest.mark.usefixtures("regenerate_once")
+
 
 @pytest.fixture
 def api():
