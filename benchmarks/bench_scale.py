@@ -109,6 +109,13 @@ def refused_family(stderr: str):
     return found[-1] if found else None
 
 
+def refusal_line(stderr: str) -> str:
+    """generate's refusal (the line saying nothing was written), not a capacity warning before it."""
+    lines = [ln.strip() for ln in stderr.strip().splitlines() if ln.strip()]
+    found = [ln for ln in lines if "nothing written" in ln]
+    return (found or lines or ["(no message)"])[-1][:200]
+
+
 def check(r: Result, what: str) -> Result:
     """``r``, its failure recorded for the exit status."""
     if r.rc != 0:
@@ -170,7 +177,7 @@ def bench_data(tmp: Path, scales: list, per_type: tuple = RELEASE_PER_TYPE, only
         g = measure(base_args + (["--families", *only] if only else []))
         label = f"{len(only)} fam" if only else "all"
         if g.rc != 0:
-            notes.append(f"generate {k}x, all families: refused: {g.note.split(' | ')[-1]}")
+            notes.append(f"generate {k}x, all families: refused: {refusal_line(g.stderr)}")
             fams = families_with_capacity(capacity, k)
             g = measure(base_args + ["--families", *fams])
             while g.rc != 0 and refused_family(g.stderr) in fams:

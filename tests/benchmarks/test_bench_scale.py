@@ -53,6 +53,10 @@ def test_refused_family_reads_generate_s_one_line_refusal(tmp_path, capsys, monk
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert refused_family(err) == "phase_retrieval"
+    from bench_scale import refusal_line
+
+    assert refusal_line("mira-math generate: x supports only 2 held-out split(s)\n" + err).startswith(
+        "mira-math generate: phase_retrieval d=1 index 294")
     # a capacity warning before it names a family without a difficulty: not a refusal
     assert refused_family("mira-math generate: bayes_missing_prior supports only 2 held-out split(s)") is None
 
