@@ -240,7 +240,7 @@ def main() -> int:
 
 def reader_time(repeat: int, stride: int = 1) -> None:
     """5. The reader's time per message (``read_message``: reasoning, speaker cut, action): each
-    message of the reasoning, over-credit and issue-32 corpora timed alone, best of ``repeat``
+    message of the reasoning, over-credit and reader corpora timed alone, best of ``repeat``
     calls, and the MEDIAN over the corpus (robust to the few long adversarial messages and to a
     shared machine's spikes; the mean is printed beside it). The corpus is fixed (every fifth
     release instance), so two checkouts compare: copy ``tests/eval/reader_corpus.py`` into an

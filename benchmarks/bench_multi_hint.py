@@ -1,4 +1,4 @@
-"""The two-fact part (issue 34): generation and validation time per family, what each proof rests
+"""The two-fact part (multi_hint): generation and validation time per family, what each proof rests
 on (an explicit second completion or an enumerated finite answer set), and validation per
 instance against the one-fact part's, measured in the same run.
 
