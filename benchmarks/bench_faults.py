@@ -2,7 +2,9 @@
 OpenAI-compatible server on 127.0.0.1 (and against run directories and data files), through
 ``mira-math``'s own entry point, and print a table ``attack -> exit code, outcome``.
 
-Usage: python benchmarks/bench_faults.py [--limit N]
+Usage: python benchmarks/bench_faults.py [--limit N] [--quick]
+(``--quick``: the attacks of :data:`QUICK` only, on 2 episodes: a smoke run.) Exit status 1 when
+an attack ends in a traceback or a secret is written.
 Nothing leaves the machine: the server binds 127.0.0.1 on an ephemeral port.
 """
 
@@ -32,6 +34,10 @@ from tests.eval.openai_stub import AttackHandler, AttackState, serve  # noqa: E4
 ROOT = Path(__file__).resolve().parents[1]
 RELEASE = ROOT / "mira-math"
 SECRETS_WRITTEN: List[object] = []
+# one attack of each kind (a server error, a bad reply, a damaged run, bad data, a refusal)
+QUICK = ("401 unauthorized", "HTML 200 page", "transcripts without manifest", "5,000-digit integer",
+         "generate over a non-empty --out", "score: every verdict flipped to correct",
+         "manifest.json is [] (score)", "import-reference: 5,000-digit integer")
 LAST_ERR = [""]           # the last command's whole stderr (part A reads the stop line)
 
 
@@ -373,14 +379,21 @@ def _checksums_outside(tmp: Path) -> Tuple[int, str]:   # part B
 def main_bench() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--limit", default="8")
+    parser.add_argument("--quick", action="store_true", help="a few attacks, 2 episodes (smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.limit = "2"
     for var in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"):
         os.environ.pop(var, None)
     print(f"{'attack':36} {'exit':>4} {'s':>6}  outcome")
     tracebacks = 0
     with serve(AttackHandler, AttackState()) as httpd, tempfile.TemporaryDirectory() as tmp:
         url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-        for name, attack in attacks(url, Path(tmp), args.limit) + attacks_part_b(url, Path(tmp), args.limit):
+        chosen = attacks(url, Path(tmp), args.limit) + attacks_part_b(url, Path(tmp), args.limit)
+        if args.quick:
+            chosen = [(name, attack) for name, attack in chosen if name in QUICK]
+            assert len(chosen) == len(QUICK), "an attack of QUICK is no longer in the list"
+        for name, attack in chosen:
             t0 = time.perf_counter()
             try:
                 code, line = attack()
@@ -390,7 +403,7 @@ def main_bench() -> int:
             tracebacks += (code == -1 or "Traceback" in line or "TRACEBACK" in line
                            or "this is a bug" in line)    # the last-resort line counts too
     print(f"{tracebacks} tracebacks, {len(SECRETS_WRITTEN)} secrets written")
-    return 0
+    return 1 if tracebacks or SECRETS_WRITTEN else 0
 
 
 if __name__ == "__main__":

@@ -6,7 +6,9 @@ httpx's own connection pool instead of aiohttp's (``--transport httpx``).
 
 Usage: python benchmarks/bench_http.py [--calls N] [--concurrency C ...]
                                        [--client mira inspect] [--transport aiohttp httpx]
-                                       [--eval N]
+                                       [--eval N] [--quick]
+(``--quick``: 200 calls at concurrency 8 and ``eval`` on 4 instances: a smoke run.) Exit status 1
+when a call ends in an error.
 (``make bench-http`` builds ``.venv-bench`` with inspect_ai and runs every combination.)
 Prints, per client and concurrency: calls, wall time, calls/s, client CPU ms per call
 (process_time), errors, and each client's CPU per call relative to mira-math's.
@@ -134,9 +136,13 @@ def main() -> int:
     parser.add_argument("--eval", type=int, default=0, metavar="N",
                         help="also run `mira-math eval` (what users run) on the first N release "
                              "instances against the stub at each concurrency")
+    parser.add_argument("--quick", action="store_true", help="200 calls, concurrency 8, eval on 4 (smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.calls, args.concurrency, args.eval = 200, [8], 4
     stub = subprocess.Popen([sys.executable, "-c", STUB], stdout=subprocess.PIPE, text=True)
     cpu_ms: Dict[Tuple[str, int], float] = {}
+    failed = 0
     try:
         port = int(stub.stdout.readline())
         url = f"http://127.0.0.1:{port}/v1"
@@ -151,6 +157,7 @@ def main() -> int:
             run(min(200, args.calls))   # warm-up: connections, imports
             cpu0, wall0 = time.process_time(), time.perf_counter()
             errors = run(args.calls)
+            failed += errors
             cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
             cpu_ms[(name, conc)] = 1000 * cpu / args.calls
             print(f"{name:<14} {conc:>11} {args.calls:>6} {wall:7.2f} {args.calls / wall:8.0f} "
@@ -166,7 +173,7 @@ def main() -> int:
         if name != base and (base, conc) in cpu_ms:
             print(f"{name} / {base} at concurrency {conc}: {ms / cpu_ms[(base, conc)]:.1f}x the CPU per call")
     print(json.dumps({"note": "client CPU only; the stub runs in its own process"}))
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

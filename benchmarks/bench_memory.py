@@ -5,7 +5,8 @@ Each size runs in its own process (peak RSS is per process). Instances are the r
 cycled with fresh ids and generated on the fly, so the figure is the runner's, not the
 data's. Solver: reference; responder: rules; transcripts written to a temporary file.
 
-Usage: python benchmarks/bench_memory.py [--sizes 1000 10000 100000] [--window 4096]
+Usage: python benchmarks/bench_memory.py [--sizes 1000 10000 100000] [--window 4096] [--quick]
+(``--quick``: 300 dialogues, a window of 64: a smoke run.)
 """
 
 from __future__ import annotations
@@ -45,22 +46,28 @@ print(f"{{n}} {{before}} {{after}} {{wall:.2f}} {{calls['solver_calls']}}")
 """
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--window", type=int, default=4096)
+    parser.add_argument("--quick", action="store_true", help="300 dialogues, window 64 (smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.window = [300], 64
     print(f"{'dialogues':>10s} {'peak RSS MiB':>13s} {'runner MiB':>11s} {'wall s':>7s} {'dialogues/s':>12s}")
     for n in args.sizes:
         code = DRIVER.format(root=str(ROOT), n=n, window=args.window)
-        line = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              check=True).stdout.split()
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"bench_memory: the {n}-dialogue run failed:\n{proc.stderr[-2000:]}")
+        line = proc.stdout.split()
         size, before, after, wall, _ = int(line[0]), int(line[1]), int(line[2]), float(line[3]), line[4]
         print(f"{size:>10d} {after / 1024:>13.1f} {(after - before) / 1024:>11.1f} {wall:>7.2f} "
               f"{size / wall:>12.0f}")
     print("peak RSS: whole process (Python, the loaded release, the runner); runner MiB: growth "
           "of the peak during the run. ru_maxrss is in KiB on Linux.")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

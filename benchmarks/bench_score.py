@@ -17,6 +17,8 @@ reading and parsing the transcripts alone, is printed beside it ("transcripts"):
 the dataset, which is as large as the transcripts in these runs.
 
 Usage: python benchmarks/bench_score.py [--sizes 2000 10000 50000 100000] [--reverify [--repeat 3]]
+                                        [--quick]
+(``--quick``: 300 transcripts, both measurements, one repeat: a smoke run.)
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,12 +47,17 @@ print(f"BENCH {rc} {wall:.3f} {cpu:.3f} {resource.getrusage(resource.RUSAGE_SELF
 """
 
 
-def base_runs(tmp: Path) -> dict:
+# the one-family config of the --quick runs: fewer base transcripts, the same code after them
+QUICK_CONFIG = "crt_reconstruction"
+
+
+def base_runs(tmp: Path, config: str = "all") -> dict:
+    """Real transcripts of the offline reference and noask solvers over ``config``."""
     runs = {}
     for solver in ("reference", "noask"):
         out = tmp / f"base-{solver}"
-        subprocess.run([sys.executable, "-m", "mira_math.cli.main", "eval", "--solver", solver, "--out", str(out)],
-                       cwd=ROOT, check=True, capture_output=True)
+        subprocess.run([sys.executable, "-m", "mira_math.cli.main", "eval", "--solver", solver, "--config", config,
+                        "--out", str(out)], cwd=ROOT, check=True, capture_output=True)
         runs[solver] = out
     return runs
 
@@ -134,31 +142,35 @@ print("REVERIFY", json.dumps(out))
 """
 
 
-def reverify(sizes: list, repeat: int = 3) -> None:
+def reverify(sizes: list, repeat: int = 3, tmp: Optional[Path] = None, base: Optional[dict] = None,
+             config: str = "all") -> None:
+    """Re-verification's cost per size; ``tmp`` and ``base`` are made here when not given (the base
+    runs over ``config``)."""
+    if tmp is None or base is None:
+        with tempfile.TemporaryDirectory() as name:
+            reverify(sizes, repeat, Path(name), base_runs(Path(name), config))
+        return
     print(f"score in one process, medians of {repeat} (wall s / CPU s); floor: sha256 + json.loads of every "
           f"line of the dataset files and the transcripts; transcripts: json.loads of the transcripts alone "
           f"(the previous floor); MiB: the process's peak RSS; load average {os.getloadavg()[0]:.1f}")
     print(f"{'transcripts':>11}  {'floor s':>11}  {'transcripts s':>13}  {'no checks s':>11}  {'re-verify s':>11}  "
           f"{'x floor':>7}  {'x CPU':>5}  {'x CPU transcripts':>17}  {'MiB':>5}")
-    with tempfile.TemporaryDirectory() as name:
-        tmp = Path(name)
-        base = base_runs(tmp)
-        for size in sizes:
-            run = synthetic_run(tmp, base, size)
-            proc = subprocess.run([sys.executable, "-c", REVERIFY, str(run), str(repeat)], cwd=ROOT,
-                                  capture_output=True, text=True)
-            line = next((x for x in proc.stdout.splitlines() if x.startswith("REVERIFY ")), None)
-            if line is None:
-                raise SystemExit(f"re-verification benchmark failed:\n{proc.stderr[-2000:]}")
-            t = json.loads(line.split(" ", 1)[1])
-            cells = "  ".join(f"{t[k]:>{w - 6}.2f}/{t[k + '_cpu']:<5.2f}"
-                              for k, w in (("floor", 11), ("transcripts", 13), ("no_checks", 11), ("reverify", 11)))
-            print(f"{size:>11}  {cells}  {t['reverify'] / t['floor']:>7.2f}  "
-                  f"{t['reverify_cpu'] / t['floor_cpu']:>5.2f}  {t['reverify_cpu'] / t['transcripts_cpu']:>17.2f}  "
-                  f"{t['mib']:>5.0f}", flush=True)
-            for p in run.iterdir():
-                p.unlink()
-            run.rmdir()
+    for size in sizes:
+        run = synthetic_run(tmp, base, size)
+        proc = subprocess.run([sys.executable, "-c", REVERIFY, str(run), str(repeat)], cwd=ROOT,
+                              capture_output=True, text=True)
+        line = next((x for x in proc.stdout.splitlines() if x.startswith("REVERIFY ")), None)
+        if line is None:
+            raise SystemExit(f"re-verification benchmark failed:\n{proc.stderr[-2000:]}")
+        t = json.loads(line.split(" ", 1)[1])
+        cells = "  ".join(f"{t[k]:>{w - 6}.2f}/{t[k + '_cpu']:<5.2f}"
+                          for k, w in (("floor", 11), ("transcripts", 13), ("no_checks", 11), ("reverify", 11)))
+        print(f"{size:>11}  {cells}  {t['reverify'] / t['floor']:>7.2f}  "
+              f"{t['reverify_cpu'] / t['floor_cpu']:>5.2f}  {t['reverify_cpu'] / t['transcripts_cpu']:>17.2f}  "
+              f"{t['mib']:>5.0f}", flush=True)
+        for p in run.iterdir():
+            p.unlink()
+        run.rmdir()
 
 
 def main() -> None:
@@ -166,16 +178,19 @@ def main() -> None:
     parser.add_argument("--sizes", nargs="+", type=int, default=[2000, 10000, 50000, 100000])
     parser.add_argument("--reverify", action="store_true", help="the cost of re-verification")
     parser.add_argument("--repeat", type=int, default=3, help="with --reverify: runs of each, interleaved")
+    parser.add_argument("--quick", action="store_true", help="300 transcripts, both measurements (smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.sizes, args.repeat = [300], 1
     if args.reverify:
-        reverify(args.sizes, args.repeat)
+        reverify(args.sizes, args.repeat, config=QUICK_CONFIG if args.quick else "all")
         return
     print("times: wall/CPU seconds of the command itself (imports excluded); MiB: peak RSS of its process")
     print(f"{'transcripts':>11}  {'MiB on disk':>11}  {'score s':>11}  {'score MiB':>9}  "
           f"{'report s':>11}  {'report MiB':>10}  {'cold report s':>13}  {'cold MiB':>8}")
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
-        base = base_runs(tmp)
+        base = base_runs(tmp, QUICK_CONFIG if args.quick else "all")
         for size in args.sizes:
             run = synthetic_run(tmp, base, size)
             disk = (run / "transcripts.jsonl").stat().st_size / 2 ** 20
@@ -189,6 +204,8 @@ def main() -> None:
             for p in run.iterdir():
                 p.unlink()
             run.rmdir()
+        if args.quick:
+            reverify(args.sizes, args.repeat, tmp, base)
 
 
 if __name__ == "__main__":

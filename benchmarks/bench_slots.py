@@ -4,6 +4,9 @@ degenerate requests (the old regexes were quadratic or cubic in them), for the r
 responder's reading and the LLM responder's reply parsing and raw-text fallback.
 
 Usage: python benchmarks/bench_slots.py [--repeat 50] [--quick]
+(``--quick``: 2 repeats and the corpora of one instance per family: a smoke run.) Exit status 1
+when a precise request is answered with another slot's line or a leak request gets a canonical
+line.
 """
 
 from __future__ import annotations
@@ -60,11 +63,13 @@ def worst(fn: Callable[[str], object], texts: Dict[str, str], tries: int = 3) ->
     return slowest
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=50)
-    parser.add_argument("--quick", action="store_true", help="skip the corpora")
+    parser.add_argument("--quick", action="store_true", help="2 repeats, one instance per family (smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.repeat = 2
     for family in families():
         read_request(family, "warm up P(H) cell (1,1)")
 
@@ -76,32 +81,37 @@ def main() -> None:
                 n += 1
     print(f"read_request: {n} typical calls, {1e6 * (time.perf_counter() - start) / n:.0f} µs per call")
 
-    if not args.quick:
-        instances = release()
-        total, offered, wrong = Counter(), Counter(), Counter()
-        for req in precise_corpus(instances):
-            r = decide(ResponderCall(list(req.inst.responder), req.text, req.inst.family, 0))
-            total[req.inst.family] += 1
-            if r.decision == "offer":
-                offered[req.inst.family] += 1
-                want = next(h.constraint for h in req.inst.hints if h.slot == req.slot)
-                wrong[req.inst.family] += r.quoted_constraint != want
-        by_family: Dict[str, List] = defaultdict(list)
+    instances = release()
+    if args.quick:
+        firsts: Dict[str, object] = {}
         for inst in instances:
-            by_family[inst.family].append(inst)
-        sample = [i for fam in sorted(by_family) for i in by_family[fam][::20][:3]]
-        leaks, leak_total = Counter(), Counter()
-        for req in leak_corpus(sample):
-            r = decide(ResponderCall(list(req.inst.responder), req.text, req.inst.family, 0))
-            leak_total[req.inst.family] += 1
-            canon = {h.constraint for h in req.inst.hints}
-            leaks[req.inst.family] += r.decision == "offer" and r.quoted_constraint in canon
-        print(f"\n{'family':34} {'precise':>8} {'offered':>8} {'wrong':>6} {'leak req':>9} {'canon.':>7}")
-        for fam in sorted(total):
-            print(f"{fam:34} {total[fam]:8} {100 * offered[fam] / total[fam]:7.2f}% {wrong[fam]:6} "
-                  f"{leak_total[fam]:9} {leaks[fam]:7}")
-        print(f"{'all':34} {sum(total.values()):8} {100 * sum(offered.values()) / sum(total.values()):7.2f}% "
-              f"{sum(wrong.values()):6} {sum(leak_total.values()):9} {sum(leaks.values()):7}")
+            firsts.setdefault(inst.family, inst)
+        instances = list(firsts.values())
+    total, offered, wrong = Counter(), Counter(), Counter()
+    for req in precise_corpus(instances):
+        r = decide(ResponderCall(list(req.inst.responder), req.text, req.inst.family, 0))
+        total[req.inst.family] += 1
+        if r.decision == "offer":
+            offered[req.inst.family] += 1
+            want = next(h.constraint for h in req.inst.hints if h.slot == req.slot)
+            wrong[req.inst.family] += r.quoted_constraint != want
+    by_family: Dict[str, List] = defaultdict(list)
+    for inst in instances:
+        by_family[inst.family].append(inst)
+    sample = [i for fam in sorted(by_family) for i in by_family[fam][::20][:3]]
+    leaks, leak_total = Counter(), Counter()
+    for req in leak_corpus(sample):
+        r = decide(ResponderCall(list(req.inst.responder), req.text, req.inst.family, 0))
+        leak_total[req.inst.family] += 1
+        canon = {h.constraint for h in req.inst.hints}
+        leaks[req.inst.family] += r.decision == "offer" and r.quoted_constraint in canon
+    print(f"\n{'family':34} {'precise':>8} {'offered':>8} {'wrong':>6} {'leak req':>9} {'canon.':>7}")
+    for fam in sorted(total):
+        print(f"{fam:34} {total[fam]:8} {100 * offered[fam] / total[fam]:7.2f}% {wrong[fam]:6} "
+              f"{leak_total[fam]:9} {leaks[fam]:7}")
+    print(f"{'all':34} {sum(total.values()):8} {100 * sum(offered.values()) / sum(total.values()):7.2f}% "
+          f"{sum(wrong.values()):6} {sum(leak_total.values()):9} {sum(leaks.values()):7}")
+    bad = sum(wrong.values()) + sum(leaks.values())
 
     print()
     for size in (MAX_REQUEST_CHARS - 10, 2000, 16000):
@@ -110,7 +120,8 @@ def main() -> None:
         print(f"read_request worst case, {size:>6}-char requests: {1e3 * t:7.2f} ms ({name})")
         t, name = worst(parse_reply, {**texts, "open fence": "```json" + "\n" * size})
         print(f"parse_reply worst case,  {size:>6}-char replies:  {1e3 * t:7.2f} ms ({name})")
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,6 +1,7 @@
 """Verifier throughput and correctness at scale: >= 100,000 generated answers.
 
-Usage: python benchmarks/bench_verifier.py [--inputs N] [--seed S] [--arbitrary-share F]
+Usage: python benchmarks/bench_verifier.py [--inputs N] [--seed S] [--arbitrary-share F] [--quick]
+(``--quick``: 3,000 inputs, the same checks and exit status: a smoke run.)
 
 The inputs are the near misses of ``tests/verifiers/test_fuzz.py`` (off by one, sign flips,
 swapped / extra / missing components, rounded decimals, mixed numbers, digits split by
@@ -45,7 +46,10 @@ def main() -> int:
     parser.add_argument("--inputs", type=int, default=120_000, help="number of answers to verify (>= 100000)")
     parser.add_argument("--seed", type=int, default=20240607)
     parser.add_argument("--arbitrary-share", type=float, default=0.3, help="share of arbitrary text")
+    parser.add_argument("--quick", action="store_true", help="3,000 inputs (smoke run)")
     args = parser.parse_args()
+    if args.quick:
+        args.inputs = 3000
 
     fz = _fuzz_module()
     instances = fz.INSTANCES

@@ -76,3 +76,45 @@ def release_instances(release_dir: Path) -> List[Instance]:
 def family_names() -> List[str]:
     """The registry's families in release order."""
     return registry.names()
+
+
+# ---------------------------------------------------------------- one regeneration per release
+# ``verify`` regenerates a release from its release_info.json (``render_release``: 1.5-4 s for
+# the committed one) and compares every byte. The regeneration is a pure function of its
+# arguments, so a test session needs it once per distinct release description: every later
+# verify of the committed release, of a staged or downloaded copy of it, or of an edited copy
+# compares its own bytes against the one regeneration. Opt in with the fixture below. A module
+# that patches the generators must not (its regeneration would differ), nor one whose tests
+# generate a split and then verify it (verify would compare generate's own output: the proof
+# that a separate regeneration gives the same bytes would be lost).
+
+_REGENERATED: Dict[str, Dict[str, bytes]] = {}
+
+
+def _regeneration_key(seed_set, per_type, families, difficulties, disjoint_from, multi_hint,
+                      commit_reveal) -> str:
+    import json
+
+    return json.dumps([seed_set.name, seed_set.master_seed, per_type, list(families), list(difficulties),
+                       list(disjoint_from), multi_hint, commit_reveal], sort_keys=True)
+
+
+@pytest.fixture
+def regenerate_once(monkeypatch):
+    """``render_release`` memoized for the session on the content of its arguments (the seed set,
+    counts, families, difficulties, splits to avoid, the two-fact spec): what is regenerated is
+    the same bytes, and each verify still compares every byte of its own folder against them."""
+    import mira_math.generators.release as release
+
+    real = release.render_release
+
+    def memo(seed_set, per_type, families, difficulties=(1, 2, 3), progress=None, disjoint_from=(),
+             multi_hint=None, commit_reveal=False):
+        key = _regeneration_key(seed_set, per_type, families, difficulties, disjoint_from, multi_hint,
+                                commit_reveal)
+        if key not in _REGENERATED:
+            _REGENERATED[key] = real(seed_set, per_type, families, difficulties, None, disjoint_from,
+                                     multi_hint, commit_reveal)
+        return dict(_REGENERATED[key])     # a fresh dict: callers may add to it (with_repo_id)
+
+    monkeypatch.setattr(release, "render_release", memo)

@@ -10,7 +10,8 @@ its manifest. "Before any model call" is proved with a solver factory that recor
 solver it makes and every call: it makes none, and no run directory is created.
 
 ``verify`` regenerates the whole release from ``release_info.json`` (1.5 s); that regeneration
-does not read the folder, so it is computed once here and reused (``_memo_render``).
+does not read the folder, so it is computed once per session and reused (``regenerate_once`` of
+tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Callable, Dict, NamedTuple, Optional
+from typing import Callable, NamedTuple, Optional
 
 import pytest
 
@@ -37,23 +38,10 @@ LINE = 4                                         # the line a per-line case brea
 
 # ------------------------------------------------------------------ fixtures
 
-_REAL_RENDER = mira_math.generators.release.render_release
-_RENDERED: Dict[str, Dict[str, bytes]] = {}
-
-
-def _memo_render(seed_set, per_type, families, difficulties=(1, 2, 3), progress=None, disjoint_from=(),
-                 multi_hint=None, commit_reveal=False):
-    key = json.dumps([seed_set.name, seed_set.master_seed, per_type, list(families), list(difficulties),
-                      list(disjoint_from), multi_hint, commit_reveal], sort_keys=True)
-    if key not in _RENDERED:
-        _RENDERED[key] = _REAL_RENDER(seed_set, per_type, families, difficulties, None, disjoint_from,
-                                      multi_hint, commit_reveal)
-    return dict(_RENDERED[key])
-
-
 @pytest.fixture(autouse=True)
-def _fast_verify(monkeypatch):
-    monkeypatch.setattr(mira_math.generators.release, "render_release", _memo_render)
+def _fast_verify(regenerate_once):
+    """verify regenerates the committed release once per session (tests/conftest.py); each
+    verify here still compares every byte of its own damaged copy."""
 
 
 @pytest.fixture

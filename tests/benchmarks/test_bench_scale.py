@@ -38,7 +38,30 @@ def test_families_with_capacity_keeps_unlimited_and_large_enough():
     assert families_with_capacity(capacity, 16) == ["a"]
 
 
-def test_refused_family_reads_generation_error():
+def test_refused_family_reads_generate_s_one_line_refusal(tmp_path, capsys, monkeypatch):
+    """The line ``generate`` prints today, produced by the CLI itself (not a copy of it)."""
+    from bench_scale import refused_family
+
+    from mira_math.cli.main import main
+    from mira_math.generators import build, release
+
+    def refuse(*args, **kwargs):
+        raise build.GenerationError("phase_retrieval d=1 index 294: 200 reseeds without a valid instance")
+
+    monkeypatch.setattr(release, "render_release", refuse)
+    assert main(["generate", "--seed-set", "bench-refusal", "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert refused_family(err) == "phase_retrieval"
+    from bench_scale import refusal_line
+
+    assert refusal_line("mira-math generate: x supports only 2 held-out split(s)\n" + err).startswith(
+        "mira-math generate: phase_retrieval d=1 index 294")
+    # a capacity warning before it names a family without a difficulty: not a refusal
+    assert refused_family("mira-math generate: bayes_missing_prior supports only 2 held-out split(s)") is None
+
+
+def test_refused_family_still_reads_an_old_traceback():
     from bench_scale import refused_family
 
     line = "generators.build.GenerationError: phase_retrieval d=1 index 294: 200 reseeds"

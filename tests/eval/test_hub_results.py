@@ -18,6 +18,7 @@ if not hasattr(hub, "parse_eval_result_entries"):
     pytest.skip("huggingface_hub without the .eval_results helpers", allow_module_level=True)
 
 from mira_math.generators import publish as publishing  # noqa: E402
+from mira_math.generators.build import RELEASE_VERSION  # noqa: E402
 from mira_math.generators.layout import DEFAULT_RELEASE  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,6 +27,10 @@ ENTRY_FIELDS = {"dataset", "value", "verifyToken", "date", "source", "evaluation
 DATASET_FIELDS = {"id", "task_id", "config", "split", "revision"}
 SOURCE_FIELDS = {"url", "name", "user", "org"}
 RELEASE = DEFAULT_RELEASE
+
+# verify regenerates each release once per session (tests/conftest.py: regenerate_once); every
+# verify here still compares every byte of its own folder
+pytestmark = pytest.mark.usefixtures("regenerate_once")
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
@@ -76,7 +81,7 @@ def test_score_writes_eval_results_that_the_hub_reads(runs, tmp_path):
 def test_publish_uploads_eval_yaml_in_the_one_tagged_commit():
     api = mock.create_autospec(hub.HfApi, instance=True)
     api.upload_folder.return_value = SimpleNamespace(oid="abc123")
-    plan = publishing.plan(RELEASE, "owner/mira-math", tag="v1.0.0")
+    plan = publishing.plan(RELEASE, "owner/mira-math", tag=f"v{RELEASE_VERSION}")
     assert len(plan.commits) == 1
     assert publishing.publish(RELEASE, plan, api=api) == "abc123"
     api.upload_file.assert_not_called()

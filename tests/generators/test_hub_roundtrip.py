@@ -29,6 +29,10 @@ RELEASE = Path(__file__).resolve().parents[2] / "mira-math"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 GITATTRIBUTES = b"*.jsonl filter=lfs diff=lfs merge=lfs -text\n"   # what the Hub adds
 
+# verify regenerates each release once per session (tests/conftest.py: regenerate_once); every
+# verify here still compares every byte of its own folder
+pytestmark = pytest.mark.usefixtures("regenerate_once")
+
 
 def _stage(folder: Path, out: Path, capsys, repo_id: str = "owner/mira-math") -> set:
     """Stage through the CLI; returns the files the dry run listed (and checks it is all of them)."""

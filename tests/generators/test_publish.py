@@ -17,6 +17,9 @@ from mira_math.generators.build import RELEASE_VERSION
 from mira_math.generators.layout import DEFAULT_RELEASE as RELEASE
 
 TAG = f"v{RELEASE_VERSION}"    # the one tag a release folder may be published under
+# verify regenerates each release once per session (tests/conftest.py: regenerate_once); every
+# verify here still compares every byte of its own folder
+pytestmark = pytest.mark.usefixtures("regenerate_once")
 
 
 @pytest.fixture

@@ -12,6 +12,8 @@ import shutil
 from collections import Counter
 from fractions import Fraction
 
+import pytest
+
 from mira_math.generators import registry
 from mira_math.generators.build import GENERATOR_VERSION, latent_key, view_key
 from mira_math.cli.main import main
@@ -19,6 +21,10 @@ from mira_math.generators.release import check_manifest, data_path, verify_relea
 from mira_math.generators.validate import validate_instance
 
 from mira_math.generators.layout import DEFAULT_RELEASE as RELEASE
+
+# verify regenerates each release once per session (tests/conftest.py: regenerate_once); every
+# verify here still compares every byte of its own folder
+pytestmark = pytest.mark.usefixtures("regenerate_once")
 
 
 def test_release_regenerates_byte_for_byte(counts):

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import random
 import re
+from functools import lru_cache
 from math import gcd, isqrt
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
@@ -193,15 +194,34 @@ def _q_box(level: int) -> int:
     return _box(level) + 24
 
 
-def _distances_from(p: Sequence[int], box: int) -> Set[int]:
-    """The positive integer distances from ``p`` to the lattice points with |x|, |y| <= box."""
+def _abs_span(lo: int, hi: int) -> Tuple[int, int]:
+    """The least and greatest |t| over the integers t in [lo, hi]."""
+    if lo <= 0 <= hi:
+        return 0, max(-lo, hi)
+    return min(abs(lo), abs(hi)), max(abs(lo), abs(hi))
+
+
+@lru_cache(maxsize=None)
+def _distances_in_spans(dx: Tuple[int, int], dy: Tuple[int, int]) -> FrozenSet[int]:
+    """The positive integers r with r² = a² + b² for a in the span dx and b in dy: the distance
+    set depends on a point only through these two spans, so instances share it."""
+    (a_lo, a_hi), (b_lo, b_hi) = dx, dy
+    roots = {r * r: r for r in range(1, isqrt(a_hi * a_hi + b_hi * b_hi) + 1)}
     out: Set[int] = set()
-    for x in range(-box, box + 1):
-        for y in range(-box, box + 1):
-            d = _exact_distance(list(p), [x, y])
-            if d:
-                out.add(d)
-    return out
+    for a in range(a_lo, a_hi + 1):
+        a2 = a * a
+        for b in range(b_lo, b_hi + 1):
+            r = roots.get(a2 + b * b)
+            if r:
+                out.add(r)
+    return frozenset(out)
+
+
+def _distances_from(p: Sequence[int], box: int) -> Set[int]:
+    """The positive integer distances from ``p`` to the lattice points with |x|, |y| <= box
+    (the offsets' absolute values range over two spans; see :func:`_distances_in_spans`)."""
+    return set(_distances_in_spans(_abs_span(-box - p[0], box - p[0]),
+                                   _abs_span(-box - p[1], box - p[1])))
 
 
 def _point_value(q: Sequence[int]) -> str:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import random
 import re
 from fractions import Fraction
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from math import gcd
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
@@ -276,23 +277,71 @@ class MissingCoeffTwoFacts(LinearSystemMissingCoeff):
 
     def candidates_given(self, known: Dict[str, Any], given: Sequence[Hint]) -> Optional[Set[Fraction]]:
         """x[k*] for every admissible value of each coefficient not given (an integer in the
-        stated bound, A invertible)."""
+        stated bound, A invertible). Both determinants of Cramer's rule are affine in each
+        entry, so they are read from the corners of the free entries' unit cube (2^free
+        determinants) and evaluated exactly on the whole grid: the same set as one elimination
+        per grid point, 441 of them at d = 3."""
         a = self._fill(known, given)
         free = [(i, j) for i, j in known["missing"] if a[i][j] is None]
         bound, k, b = _bound(known["level"]), known["target"], known["b"]
-        out: Set[Fraction] = set()
+        den = _affine_coefficients(a, free, _det)
+        num = _affine_coefficients(a, free, lambda m: _det(_replaced(m, k, b)))
         values = range(-bound, bound + 1)
-        for choice in _grid(values, len(free)):
-            m = [list(r) for r in a]
-            for (i, j), y in zip(free, choice):
-                m[i][j] = y
-            d = _det(m)
-            if d:
-                out.add(Fraction(_det(_replaced(m, k, b)), d))
-        return out
+        reduced: Set[Tuple[int, int]] = set()
+        if len(free) == 2:      # the view alone: the grid's inner loop kept to two products
+            for t in values:
+                d0, d1 = den[0] + den[1] * t, den[2] + den[3] * t
+                n0, n1 = num[0] + num[1] * t, num[2] + num[3] * t
+                for u in values:
+                    d = d0 + d1 * u
+                    if d:
+                        _add_reduced(reduced, n0 + n1 * u, d)
+        else:
+            for choice in _grid(values, len(free)):
+                d = _evaluate(den, choice)
+                if d:
+                    _add_reduced(reduced, _evaluate(num, choice), d)
+        return {Fraction(n, d) for n, d in reduced}
 
     def candidates(self, known: Dict[str, Any]) -> Optional[Set[Fraction]]:
         return self.candidates_given(known, [])
+
+
+def _affine_coefficients(a: Sequence[Sequence[Any]], free: Sequence[Tuple[int, int]],
+                         det: Callable[[List[List[Any]]], int]) -> List[int]:
+    """The coefficients c[S] of det(A with the free entries set to t) = sum over subsets S of
+    the free entries of c[S]·prod(t[s] for s in S), S as a bit mask: ``det`` is affine in each
+    entry, so c is the Möbius inversion of its values at the 0/1 corners."""
+    corner: List[int] = []
+    for mask in range(1 << len(free)):
+        m = [list(r) for r in a]
+        for bit, (i, j) in enumerate(free):
+            m[i][j] = (mask >> bit) & 1
+        corner.append(det(m))
+    coef = list(corner)
+    for bit in range(len(free)):
+        for mask in range(1 << len(free)):
+            if mask >> bit & 1:
+                coef[mask] -= coef[mask ^ (1 << bit)]
+    return coef
+
+
+def _add_reduced(out: Set[Tuple[int, int]], n: int, d: int) -> None:
+    """Add n/d (d != 0) in lowest terms with a positive denominator."""
+    g = gcd(n, d) if d > 0 else -gcd(n, d)
+    out.add((n // g, d // g))
+
+
+def _evaluate(coef: Sequence[int], t: Sequence[int]) -> int:
+    """sum over masks S of coef[S]·prod(t[s] for s in S)."""
+    total = 0
+    for mask, c in enumerate(coef):
+        if c:
+            for bit, value in enumerate(t):
+                if mask >> bit & 1:
+                    c *= value
+            total += c
+    return total
 
 
 def _grid(values: Sequence[int], dims: int) -> List[Tuple[int, ...]]:
