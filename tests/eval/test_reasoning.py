@@ -180,6 +180,13 @@ def test_the_readme_loop_and_run_episode_agree(style):
             assert loop == 0.0, (style, inst.id)
 
 
+def _recorder(chat, calls):
+    def record(messages):
+        calls.append([dict(m) for m in messages])
+        return chat(messages)
+    return record
+
+
 @pytest.mark.parametrize("style", ["prefix", "think", "both parts"])
 def test_the_documented_loop_sends_what_eval_keeps(style):
     """The page's loop sends the model the same conversation, turn by turn, as the harness's
@@ -187,18 +194,9 @@ def test_the_documented_loop_sends_what_eval_keeps(style):
     never the raw reply."""
     documented = _documented_episode(ROOT / "docs" / "harness.md")
     for inst in [INSTANCES[k] for k in range(0, len(INSTANCES), 300)]:
-        seen = {"loop": [], "episode": []}
-
-        def recorder(name):
-            chat = _scripted(inst, style)
-
-            def record(messages):
-                seen[name].append([dict(m) for m in messages])
-                return chat(messages)
-            return record
-
-        documented(inst, recorder("loop"))
-        mira_math.run_episode(inst, recorder("episode"))
+        seen: dict = {"loop": [], "episode": []}
+        documented(inst, _recorder(_scripted(inst, style), seen["loop"]))
+        mira_math.run_episode(inst, _recorder(_scripted(inst, style), seen["episode"]))
         assert seen["loop"] == seen["episode"], (style, inst.id)
         later = [m["content"] for m in seen["loop"][-1] if m["role"] == "assistant"]
         assert later and not any("<think>" in c or "Information holder:" in c for c in later)
