@@ -61,8 +61,13 @@ browser:
 	    fi; \
 	  fi; }
 
+# The documented-commands test and the benchmarks' --quick runs are subprocess-bound (about two
+# minutes together): they run in `make test-integrations`, which CI runs after this, so that the
+# default suite stays under five minutes on two cores. No test runs in both targets.
+SLOW_PROCESS_TESTS := tests/test_docs_commands.py tests/benchmarks/test_quick_modes.py
+
 test: venv browser lint docs
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(addprefix --ignore=,$(SLOW_PROCESS_TESTS))
 	$(MAKE) --no-print-directory wheel-smoke
 
 # The documentation site (mkdocs.yml) into build/site/, offline and strict: a broken link, a
@@ -156,7 +161,7 @@ test-integrations: $(INT_VENV)/bin/.installed
 	  -W "ignore:The 'initial' parameter is deprecated:DeprecationWarning" \
 	  --ignore=tests/integrations/test_shards.py \
 	  tests/integrations tests/eval/test_openai_backend.py tests/test_layers.py \
-	  tests/generators/test_hub_metadata.py::test_mlcroissant_reads_every_record
+	  tests/generators/test_hub_metadata.py::test_mlcroissant_reads_every_record $(SLOW_PROCESS_TESTS)
 
 clean:
 	rm -rf $(VENV) $(BENCH_VENV) $(INT_VENV) build *.egg-info
