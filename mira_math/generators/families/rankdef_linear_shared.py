@@ -66,6 +66,16 @@ def _parse_equation(text: str) -> List[int]:
     return row
 
 
+def _shape_problem(latent: Latent) -> Optional[str]:
+    """What both parts check first: an integer solution triple, and the held eq3 and eq4."""
+    sol = latent["solution"]
+    if len(sol) != 3 or not all(type(v) is int for v in sol):
+        return "the solution must be an integer triple"
+    if sorted(latent["held"]) != list(_HELD):
+        return "the responder must hold eq3 and eq4"
+    return None
+
+
 class RankdefLinearShared(Family):
     name = "rankdef_linear_shared"
     type = "A"
@@ -92,12 +102,10 @@ class RankdefLinearShared(Family):
         # The solution box is the sampling distribution, not a validity condition: the solver
         # is told only "integers", and the witness moves along the solution line out of it.
         cb = _coef_bound(latent["level"])
-        sol = latent["solution"]
-        if len(sol) != 3 or not all(type(v) is int for v in sol):
-            return "the solution must be an integer triple"
+        problem = _shape_problem(latent)
+        if problem:
+            return problem
         held = latent["held"]
-        if sorted(held) != list(_HELD):
-            return "the responder must hold eq3 and eq4"
         rows = [latent[k] for k in _SHOWN] + [held[k] for k in _HELD]
         for key, row in zip(_SHOWN + _HELD, rows):
             if len(row) != 3 or not all(type(a) is int and 1 <= abs(a) <= cb for a in row):
@@ -217,12 +225,10 @@ class RankdefTwoFacts(RankdefLinearShared):
 
     def check(self, latent: Latent) -> Optional[str]:
         cb = _coef_bound(latent["level"])
-        sol = latent["solution"]
-        if len(sol) != 3 or not all(type(v) is int for v in sol):
-            return "the solution must be an integer triple"
+        problem = _shape_problem(latent)
+        if problem:
+            return problem
         held = latent["held"]
-        if sorted(held) != list(_HELD):
-            return "the responder must hold eq3 and eq4"
         eq1, eq2, eq3, eq4 = latent["eq1"], latent["eq2"], held["eq3"], held["eq4"]
         for key, row, bound in (("eq1", eq1, cb), ("eq2", eq2, cb), ("eq3", eq3, cb),
                                 ("eq4", eq4, 4 * cb)):
