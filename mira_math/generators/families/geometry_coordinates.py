@@ -18,14 +18,13 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
-from mira_math.common.text import linear
+from mira_math.common.text import parse_linear, linear
 
 # Offsets Q - P with integer length: primitive Pythagorean triples and their multiples
 # (hypotenuse <= 30); axis offsets are drawn separately. Signs and the swap are random.
 _TRIPLES = ((3, 4), (6, 8), (9, 12), (12, 16), (15, 20), (18, 24), (5, 12), (10, 24),
             (8, 15), (7, 24), (20, 21))
 _AXIS_SHARE = 4        # one draw in _AXIS_SHARE is an axis offset
-_TERM_RE = re.compile(r"([+-]?)(\d*)([xy])")
 
 
 def _box(level: int) -> int:
@@ -38,21 +37,6 @@ def _coef_bound(level: int) -> int:
 
 def _equation(line: List[int]) -> str:
     return f"{linear(line[:2], ['x', 'y'])} = {line[2]}"
-
-
-def _parse_equation(text: str) -> List[int]:
-    """Inverse of :func:`_equation`; strict (the text must be exactly a rendering)."""
-    lhs, sep, rhs = text.partition(" = ")
-    coefs = {"x": 0, "y": 0}
-    for sign, digits, var in _TERM_RE.findall(lhs.replace(" ", "")):
-        coefs[var] = (-1 if sign == "-" else 1) * (int(digits) if digits else 1)
-    try:
-        line = [coefs["x"], coefs["y"], int(rhs)]
-    except ValueError:
-        raise ValueError(f"cannot read line {text!r}") from None
-    if not sep or _equation(line) != text:
-        raise ValueError(f"cannot read line {text!r}")
-    return line
 
 
 def _exact_distance(p: List[int], q: List[int]) -> Optional[int]:
@@ -82,6 +66,10 @@ def _offset(rng: random.Random, box: int) -> List[int]:
     if rng.randrange(2):
         dx, dy = dy, dx
     return [dx * rng.choice((-1, 1)), dy * rng.choice((-1, 1))]
+
+
+def _parse_line(text: str) -> List[int]:
+    return parse_linear(text, ("x", "y"))
 
 
 class GeometryCoordinates(Family):
@@ -167,7 +155,7 @@ class GeometryCoordinates(Family):
         return {"level": latent["level"], "line1": latent["line1"], "Q": latent["Q"]}
 
     def complete(self, known: Dict[str, Any], hint: Hint) -> Latent:
-        (a1, b1, c1), (a2, b2, c2) = known["line1"], _parse_equation(hint.value)
+        (a1, b1, c1), (a2, b2, c2) = known["line1"], _parse_line(hint.value)
         det = a1 * b2 - a2 * b1
         if det == 0:
             raise ValueError("line 2 is parallel to line 1")

@@ -8,13 +8,12 @@ is the block's determinant (nonzero): the witness is one step t = 1 along it.
 from __future__ import annotations
 
 import random
-import re
 from math import gcd
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
-from mira_math.common.text import linear
+from mira_math.common.text import parse_linear, linear
 
 _NAMES = ["a", "b", "c"]
 
@@ -40,6 +39,10 @@ def _block_det(rows: List[List[int]]) -> int:
 
 def _dot(row: List[int], x: List[int]) -> int:
     return sum(r * v for r, v in zip(row, x))
+
+
+def _parse_line(text: str) -> List[int]:
+    return parse_linear(text, _NAMES)
 
 
 class LinearSystemSeparator(Family):
@@ -112,27 +115,6 @@ class LinearSystemSeparator(Family):
 
 FAMILY = LinearSystemSeparator()
 
-_TERM_RE = re.compile(r"([+-]?)(\d*)([abc])")
-
-
-def _parse_equation(text: str) -> List[int]:
-    """``-a + 4b = 19`` -> [-1, 4, 0, 19]; only the canonical form the render writes."""
-    lhs, sep, rhs = text.partition(" = ")
-    coefs = {v: 0 for v in _NAMES}
-    compact, pos = lhs.replace(" ", ""), 0
-    for m in _TERM_RE.finditer(compact):
-        if m.start() != pos or coefs[m.group(3)]:
-            raise ValueError(f"not a canonical equation: {text!r}")
-        mag = int(m.group(2)) if m.group(2) else 1
-        coefs[m.group(3)] = -mag if m.group(1) == "-" else mag
-        pos = m.end()
-    try:
-        row = [coefs[v] for v in _NAMES] + [int(rhs)]
-    except ValueError:
-        raise ValueError(f"not a canonical equation: {text!r}") from None
-    if not sep or pos != len(compact) or f"{linear(row[:3], _NAMES)} = {row[3]}" != text:
-        raise ValueError(f"not a canonical equation: {text!r}")
-    return row
 
 
 class SeparatorTwoFacts(LinearSystemSeparator):
@@ -169,7 +151,7 @@ class SeparatorTwoFacts(LinearSystemSeparator):
         eq2, c = self.given_value(hints, "equation 2"), self.given_value(hints, "c")
         if eq2 is None or c is None or len(hints) != 2:
             raise ValueError("needs exactly equation 2 and c")
-        second = _parse_equation(eq2)
+        second = _parse_line(eq2)
         return LinearSystemSeparator.complete(
             self, {"level": known["level"], "rows": [known["row"], second[:3]],
                    "rhs": [known["rhs"], second[3]]}, Hint("c", "", c))

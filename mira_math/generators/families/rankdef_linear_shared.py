@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import random
-import re
 from math import gcd
 from typing import Any, Dict, List, Optional, Sequence
 
 from mira_math.generators.family import Family, Latent, Reject, Rendered
 from mira_math.generators.schema import Hint
-from mira_math.common.text import frac, linear
+from mira_math.common.text import parse_linear, frac, linear
 
 _VARS = ("x", "y", "z")
 _SHOWN = ("eq1", "eq2")
 _HELD = ("eq3", "eq4")
-_TERM_RE = re.compile(r"([+-]?)(\d*)([xyz])")
 
 
 def _coef_bound(level: int) -> int:
@@ -46,26 +44,6 @@ def _proportional(u: Sequence[int], v: Sequence[int]) -> bool:
     return _cross(u, v) == [0, 0, 0]
 
 
-def _parse_equation(text: str) -> List[int]:
-    """``2x - y + 3z = -4`` -> [2, -1, 3, -4]; only the canonical form :func:`_equation` writes."""
-    lhs, sep, rhs = text.partition(" = ")
-    coefs = {v: 0 for v in _VARS}
-    compact = lhs.replace(" ", "")
-    pos = 0
-    for m in _TERM_RE.finditer(compact):
-        if m.start() != pos or coefs[m.group(3)]:
-            raise ValueError(f"not a canonical equation: {text!r}")
-        mag = int(m.group(2)) if m.group(2) else 1
-        coefs[m.group(3)] = -mag if m.group(1) == "-" else mag
-        pos = m.end()
-    if not sep or pos != len(compact):
-        raise ValueError(f"not a canonical equation: {text!r}")
-    row = [coefs[v] for v in _VARS] + [int(rhs)]
-    if f"{linear(row[:3], _VARS)} = {frac(row[3])}" != text:
-        raise ValueError(f"not a canonical equation: {text!r}")
-    return row
-
-
 def _shape_problem(latent: Latent) -> Optional[str]:
     """What both parts check first: an integer solution triple, and the held eq3 and eq4."""
     sol = latent["solution"]
@@ -74,6 +52,10 @@ def _shape_problem(latent: Latent) -> Optional[str]:
     if sorted(latent["held"]) != list(_HELD):
         return "the responder must hold eq3 and eq4"
     return None
+
+
+def _parse_line(text: str) -> List[int]:
+    return parse_linear(text, _VARS)
 
 
 class RankdefLinearShared(Family):
@@ -149,7 +131,7 @@ class RankdefLinearShared(Family):
         independent fact that neither the view nor this hint fixes, so it stays out."""
         if hint.slot not in _HELD:
             raise ValueError(f"unknown slot {hint.slot!r}")
-        extra = _parse_equation(hint.value)
+        extra = _parse_line(hint.value)
         rows = [known[k][:3] for k in _SHOWN] + [extra[:3]]
         rhs = [known[k][3] for k in _SHOWN] + [extra[3]]
         d = _det(*rows)
@@ -275,7 +257,7 @@ class RankdefTwoFacts(RankdefLinearShared):
         slots = sorted(h.slot for h in hints)
         if len(slots) != 2 or slots[0] != "eq2" or slots[1] not in _HELD:
             raise ValueError("needs eq2 and one of eq3, eq4")
-        eq2 = _parse_equation(self.given_value(hints, "eq2") or "")
+        eq2 = _parse_line(self.given_value(hints, "eq2") or "")
         extra = next(h for h in hints if h.slot in _HELD)
         full = RankdefLinearShared.complete(self, {"level": known["level"], "eq1": known["eq1"],
                                                    "eq2": eq2}, extra)
