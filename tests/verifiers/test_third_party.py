@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 from typing import Dict, List
 
-import pytest
 
 from mira_math.verifiers.exact import from_canonical
 
@@ -76,13 +75,10 @@ def test_listed_cases_exist_once_and_still_disagree():
         ", ".join(agreeing)
 
 
-@pytest.mark.parametrize("case_id", sorted(OPEN))
-def test_known_open_case(case_id):
-    """A known defect of the reader against its contract: reported until it is fixed (then the
-    test above asks for the entry to be removed)."""
-    j = DISAGREEING.get(case_id)
-    if j is not None:
-        pytest.xfail(f"open: gold {j.gold}, read as {j.how[:160]}")
+def test_no_known_open_defect_remains():
+    """``open.json`` lists cases where the reader broke its own contract; all were fixed, and a
+    new one must be fixed, not listed."""
+    assert OPEN == {}, "open defects: " + ", ".join(sorted(OPEN))
 
 
 def test_the_builder_keeps_only_exact_golds():
