@@ -351,8 +351,10 @@ def _parts(text: str) -> tuple:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from mira_math.generators.publish import plan, publish, stage
+    from mira_math.generators.publish import check_stage_target, plan, publish, stage
 
+    if args.stage is not None:
+        check_stage_target(args.stage)
     restore_release(args.dir, "publish")
     the_plan = plan(args.dir, args.repo_id, args.tag, args.private)
     print(the_plan.describe())

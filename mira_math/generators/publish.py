@@ -121,14 +121,20 @@ def staged_files(folder: Path, repo_id: str) -> Dict[str, bytes]:
     return with_repo_id(files, repo_id)
 
 
-def stage(folder: Path, repo_id: str, out: Path) -> List[str]:
-    """Write exactly the files publishing uploads into ``out`` (an empty or new folder);
-    returns their paths. ``verify out`` and ``eval --data out`` accept the result."""
+def check_stage_target(out: Path) -> None:
+    """Refuse, in one line, a ``--stage`` target that is not a new or empty folder (checked
+    before the release is verified, so a mistyped target costs nothing)."""
     if out.is_symlink() and not out.exists():     # mkdir would fail on it with a traceback
         raise PublishError(f"--stage {out}: a symlink to {os.readlink(out)}, which does not exist; "
                            "give a new or empty folder")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise PublishError(f"--stage {out}: must be a new or empty folder")
+
+
+def stage(folder: Path, repo_id: str, out: Path) -> List[str]:
+    """Write exactly the files publishing uploads into ``out`` (an empty or new folder);
+    returns their paths. ``verify out`` and ``eval --data out`` accept the result."""
+    check_stage_target(out)
     staged = staged_files(folder, repo_id)
     for rel, data in staged.items():
         (out / rel).parent.mkdir(parents=True, exist_ok=True)

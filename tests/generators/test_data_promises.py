@@ -179,7 +179,7 @@ def test_verify_of_a_modified_bundled_release_fails(tmp_path, monkeypatch, capsy
 # ------------------------------------------------------------------ one version story
 
 
-def test_every_place_states_the_same_versions(capsys, tmp_path):
+def test_every_place_states_the_same_versions(capsys, tmp_path, regenerate_once):
     from mira_math.generators.publish import plan
 
     info = read_release_info(DEFAULT_RELEASE)
