@@ -30,7 +30,7 @@ ActionSource = Literal["marker", "fallback"]
 _MARKER_RE = re.compile(r"^(?=(?P<lead>[ \t>*_#-]*))(?P=lead)(?:(?:solver|assistant)[ \t*_]*:[ \t*_]*)?"
                         r"(?:(?:<answer>[ \t*_]*)?(?P<kind>request|answer)[ \t*_]*[:\uff1a]|(?P<tag><answer>))",
                         re.IGNORECASE | re.MULTILINE)
-_ANSWER_TAGS = ("<answer>", "</answer>")
+_ANSWER_TAG_RE = re.compile(r"</?answer>", re.IGNORECASE)
 _EMPHASIS = ("**", "__")
 # Display blocks an answer may open, with their closing delimiters.
 _DISPLAYS = (("$$", "$$"), ("\\[", "\\]"))
@@ -240,15 +240,7 @@ def _parse_visible(message: object) -> Action:
 
 
 def _drop_answer_tags(text: str) -> str:
-    if "<" not in text:
-        return text
-    low = text.lower()
-    for tag in _ANSWER_TAGS:
-        at = low.find(tag)
-        while at >= 0:
-            text, low = text[:at] + text[at + len(tag):], low[:at] + low[at + len(tag):]
-            at = low.find(tag)
-    return text
+    return _ANSWER_TAG_RE.sub("", text) if "<" in text else text
 
 
 def _unwrap_answer(text: str) -> str:
@@ -273,7 +265,7 @@ def _states_or_doubts(line: str) -> bool:
     doubt, assumption or correction (rule 4 of the contract)."""
     if not line or line.isspace():
         return False
-    return states_value(line) or any(is_doubt(m.group(0).lower()) for m in _WORD_RE.finditer(line))
+    return states_value(line) or _doubts(line)
 
 
 def _after_content(line: str, text: str) -> str:
@@ -479,13 +471,9 @@ def _part_of_expression(prefix: str) -> bool:
     return _EXPRESSION_END.search(prefix.rstrip(" \t$").rstrip("\\([").rstrip()) is not None
 
 
-_NOT_DOUBTS = ("possible", "possibilit")   # "the number of possible values is \\boxed{5}"
-
-
 def _doubts(text: str) -> bool:
-    """Whether a sentence around a box doubts it (``probably``, ``I think``, ``a guess``)."""
-    return any(is_doubt(w) and not w.startswith(_NOT_DOUBTS)
-               for w in (m.group(0).lower() for m in _WORD_RE.finditer(text)))
+    """Whether text doubts a value stated beside it (``probably``, ``I think``, ``a guess``)."""
+    return any(is_doubt(m.group(0).lower()) for m in _WORD_RE.finditer(text))
 
 
 def _unconditional(message: str, end: int, text: str) -> bool:

@@ -209,12 +209,19 @@ vielleicht glaube denke eigentlich falsch peut crois pense plutôt quizás quiz�
 pienso forse penso credo talvez acho misschien denk geloof""".split()) | _CONDITION_WORDS
 
 
+# Words of a hedging stem that count cases rather than doubt a value ("the number of possible
+# values is 5", "there are 6 possibilities"): prose, not a doubt, around an answer.
+_COUNTING_WORDS = frozenset({"possible", "possibilities"})
+
+
 @lru_cache(maxsize=65536)
 def is_doubt(word: str) -> bool:
     """Whether the lower-cased ``word``, written after an answer, makes it a guess, an
     assumption, a conditional value or a correction (every doubt is also a hedge)."""
     if word in DOUBT_WORDS:
         return True
+    if word in _COUNTING_WORDS:
+        return False
     return word.startswith(_HEDGE_STEMS) and not word.startswith(_NOT_HEDGE_PREFIXES)
 
 

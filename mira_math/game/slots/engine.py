@@ -7,6 +7,7 @@ request is read; the tables live in ``type_a.py`` and ``type_b.py``.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -197,8 +198,6 @@ def asked_part(text: str) -> str:
         if not sentence.strip(" .?!;\n"):
             continue
         question = sentence.rstrip().endswith("?")
-        if not question and _LEADING.match(sentence) is None and _CONTEXT_SENTENCE.match(sentence):
-            continue
         led = False
         for _ in range(3):                      # "To compute X, given Y, what is Z?"
             lead = _LEADING.match(sentence)
@@ -249,6 +248,7 @@ def _canon(text: str) -> str:
     return _ARTICLES.sub("", text).lower()
 
 
+@functools.lru_cache(maxsize=4096)     # one question per instance, read at every request
 def question_phrases(question: str) -> Tuple[str, ...]:
     """The target's own wording in an instance's question ("What is pi_2, the stationary
     probability of state 2?" -> ``pi_2``, ``stationary probability of state 2``), each
@@ -548,16 +548,18 @@ def read_request(family: str, text: str, question: str = "", held: Sequence[str]
         read = asked_part(strip_encoded(read))
         spans = _derived(read, grammar.scan(read))
         own = set(s for _, _, slots in spans for s in slots)
-        phrases = question_phrases(question)
+        phrases = question_phrases(question) if isinstance(question, str) else ()
         if phrases:
+            held_slots = set(held)
+            held_names = {_canon(h) for h in held}
             rest, last = [], 0
             for start, end, slots in spans:
-                if set(slots) & set(held):
+                if held_slots.intersection(slots):
                     rest.append(read[last:start])
                     last = end
             rest.append(read[last:])
             residual = _canon(" ".join(rest))
-            if any(p in residual for p in phrases if p not in {_canon(h) for h in held}):
+            if any(p in residual for p in phrases if p not in held_names):
                 own.add(TARGET)
         named = frozenset(own)
         if len(named) != 1:     # declined whatever else it names: no need to look further
