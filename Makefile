@@ -63,7 +63,7 @@ browser:
 
 # The documented-commands test and the benchmarks' --quick runs are subprocess-bound (about two
 # minutes together): they run in `make test-integrations`, which CI runs after this, so that the
-# default suite stays under five minutes on two cores. No test runs in both targets.
+# default suite stays under five minutes on two cores. They run only there.
 SLOW_PROCESS_TESTS := tests/test_docs_commands.py tests/benchmarks/test_quick_modes.py
 
 test: venv browser lint docs
