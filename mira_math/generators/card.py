@@ -12,7 +12,7 @@ import typing
 from typing import Any, Dict, List, Optional, Union
 
 from mira_math.generators import registry
-from mira_math.generators.layout import CARD_SOURCE, MULTI_HINT, SPLIT, data_path, multi_hint_path
+from mira_math.generators.layout import BLIND, CARD_SOURCE, MULTI_HINT, SPLIT, data_path, multi_hint_path
 from mira_math.generators.requests import CONFIG_NAME as REQUESTS_CONFIG
 from mira_math.generators.requests import REQUESTS_PATH, RequestRow
 from mira_math.generators.schema import Instance
@@ -63,6 +63,11 @@ def is_multi_hint(config: str) -> bool:
     return config == MULTI_HINT or config.startswith(MULTI_HINT + "_")
 
 
+def is_blind(config: str) -> bool:
+    """Whether a config holds blind-tier rows (whose features add ``gaps``)."""
+    return config == BLIND or config.startswith(BLIND + "_")
+
+
 # ------------------------------------------------------------------ features from the schema
 
 _DTYPES = {str: "string", int: "int64"}
@@ -95,7 +100,8 @@ def features(config: str = DEFAULT_CONFIG) -> List[Dict[str, Any]]:
     config: :class:`RequestRow`)."""
     if config == REQUESTS_CONFIG:
         return _struct(RequestRow)
-    return [f for f in _struct(Instance) if is_multi_hint(config) or f["name"] != "hint_groups"]
+    keep = {"hint_groups": is_multi_hint(config), "gaps": is_blind(config)}
+    return [f for f in _struct(Instance) if keep.get(f["name"], True)]
 
 
 # ------------------------------------------------------------------ card front matter

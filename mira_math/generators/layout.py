@@ -36,3 +36,11 @@ def data_path(family: str) -> str:
 def multi_hint_path(family: str) -> str:
     """A family's two-fact (k = 2) JSONL file, beside its v1.1 file (docs/decisions/data.md)."""
     return f"data/{family}/{MULTI_HINT}.jsonl"
+
+
+BLIND = "blind"
+
+
+def blind_path(family: str) -> str:
+    """A family's blind-tier JSONL file, beside its other files (docs/decisions/blind-tier.md)."""
+    return f"data/{family}/{BLIND}.jsonl"

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import importlib
-from typing import Dict, List
+from typing import TYPE_CHECKING, Dict, List
 
 from mira_math.generators.family import Family
+
+if TYPE_CHECKING:
+    from mira_math.generators.blind.contract import BlindFamily
 
 TYPE_A = (
     "bayes_missing_prior",
@@ -52,6 +55,11 @@ MULTI_HINT = (
     "poly_interpolation",
     "portfolio_variance_missing_corr",
 )
+# The families of the blind tier (a module ``generators.blind.families.<name>`` with a
+# ``FAMILY`` each, docs/decisions/blind-tier.md), in release order: Type A first.
+BLIND = (
+    "circuit_missing_resistance",
+)
 # The 22 families of v1.1: their ids are one global counter in release order, frozen; a
 # family added later gets ids counted within itself (docs/decisions/harness.md). Written
 # out, never derived from TYPE_A + TYPE_B: a family appended there must not join the counter.
@@ -66,6 +74,7 @@ V1_1 = (
 
 _cache: Dict[str, Family] = {}
 _cache_k2: Dict[str, Family] = {}
+_cache_blind: Dict[str, "BlindFamily"] = {}
 
 
 def get(name: str, k: int = 1) -> Family:
@@ -114,6 +123,24 @@ def _get_k2(name: str, k: int) -> Family:
             raise RuntimeError(f"family module {name} declares {family.name}/{family.type}/k={family.k}")
         _cache_k2[name] = family
     return _cache_k2[name]
+
+
+def get_blind(name: str) -> "BlindFamily":
+    """The blind-tier variant of family ``name``."""
+    if name not in BLIND:
+        raise KeyError(f"family {name!r} has no blind-tier variant; the blind-tier families: "
+                       f"{', '.join(BLIND)}")
+    if name not in _cache_blind:
+        family = importlib.import_module(f"mira_math.generators.blind.families.{name}").FAMILY
+        if family.name != name or family.type != type_of(name):
+            raise RuntimeError(f"blind family module {name} declares {family.name}/{family.type}")
+        _cache_blind[name] = family
+    return _cache_blind[name]
+
+
+def blind_names(types: str = "AB") -> List[str]:
+    """The blind-tier families of the given types, in release order."""
+    return [n for n in names(types) if n in BLIND]
 
 
 def multi_hint_names(types: str = "AB") -> List[str]:

@@ -49,6 +49,43 @@ class Hint:
 
 
 @dataclass(frozen=True)
+class GapProof:
+    """One proof of the blind tier, redoable from the instance text: for a needed slot, a second
+    completion (``values`` holds one other value of its domain, ``answers`` the answer it gives,
+    another than the instance's); for an irrelevant one, every value of a finite domain
+    (``method`` "enumeration") or ``degree + 1`` points of an infinite one (``method`` "degree",
+    ``reason`` why the answer is a ratio of polynomials of at most that degree in it), with
+    the answer at each: all equal to the instance's answer."""
+
+    slot: str
+    role: str                 # "needed" or "irrelevant"
+    method: str               # "second_completion", "enumeration" or "degree"
+    values: List[str]
+    answers: List[str]
+    degree: Optional[int] = None
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Gaps:
+    """What a blind-tier row lacks (docs/decisions/blind-tier.md): its kind (``control``,
+    ``incomplete``, ``irrelevant_gaps``), the slots of its needed facts (none for a control) and
+    of its irrelevant gaps, and the proof of each."""
+
+    kind: str
+    needed: List[str]
+    irrelevant: List[str]
+    proofs: List[GapProof]
+
+
+BLIND_KINDS = ("control", "incomplete", "irrelevant_gaps")
+# A blind-tier row's request budget: the same for every row, so it tells nothing of what is
+# missing; 3 lets a solver ask for every absent quantity (at most two needed and one
+# irrelevant) and leaves nothing for guessing by asking (docs/decisions/blind-tier.md).
+BLIND_BUDGET = 3
+
+
+@dataclass(frozen=True)
 class Answer:
     type: str                                  # one of mira_math.verifiers.exact.ANSWER_TYPES
     value: str                                 # canonical string
@@ -75,20 +112,36 @@ class Instance:
     # group acquired by any one of its hints. None for a v1.1 (k = 1) row, which then
     # serialises without the field, byte for byte as before (docs/decisions/data.md).
     hint_groups: Optional[List[List[str]]] = None
+    # a blind-tier row: what it lacks and the proofs; None elsewhere (and then not serialised)
+    gaps: Optional[Gaps] = None
 
     @property
     def k(self) -> int:
-        """How many facts are withheld: the number of hint groups (1 for a v1.1 row)."""
+        """How many needed facts are withheld: the number of hint groups (1 for a v1.1 row;
+        0 to 2 for a blind-tier row, 0 for a control)."""
+        if self.gaps is not None:
+            return len(self.gaps.needed)
         return len(self.hint_groups) if self.hint_groups is not None else 1
+
+    @property
+    def blind(self) -> bool:
+        """Whether the row belongs to the blind tier (its solver is not told what is missing)."""
+        return self.gaps is not None
 
     @property
     def budget(self) -> int:
         """Request budget B = 3d per withheld fact: 3d for k = 1 (docs/benchmark.md §6), 3dk
-        for k facts (docs/decisions/data.md)."""
+        for k facts (docs/decisions/data.md); :data:`BLIND_BUDGET` for every blind-tier row."""
+        if self.gaps is not None:
+            return BLIND_BUDGET
         return 3 * self.difficulty * self.k
 
     def groups(self) -> List[List[Hint]]:
-        """The hints by group: one group holding every hint for a k = 1 row (any one suffices)."""
+        """The hints by group: one group holding every hint for a k = 1 row (any one suffices);
+        one group per needed slot for a blind-tier row (its irrelevant hints in none)."""
+        if self.gaps is not None:
+            by_slot = {h.slot: h for h in self.hints}
+            return [[by_slot[s]] for s in self.gaps.needed]
         if self.hint_groups is None:
             return [list(self.hints)]
         by_slot = {h.slot: h for h in self.hints}
@@ -101,6 +154,14 @@ class Instance:
         record = asdict(self)
         if record["hint_groups"] is None:
             del record["hint_groups"]
+        if record["gaps"] is None:
+            del record["gaps"]
+        else:
+            for proof in record["gaps"]["proofs"]:
+                if proof["degree"] is None:
+                    del proof["degree"]
+                if not proof["reason"]:
+                    del proof["reason"]
         return dumps_canonical(record) + "\n"
 
 
@@ -171,7 +232,7 @@ def _str_list(value: Any, name: str, where: Tuple[str, int]) -> List[str]:
     return list(value)
 
 
-_OPTIONAL_FIELDS = ("hint_groups",)   # absent from a v1.1 row
+_OPTIONAL_FIELDS = ("hint_groups", "gaps", "degree", "reason")   # absent from a v1.1 row / a proof
 
 
 def _object(raw: Any, cls: type, name: str, where: Tuple[str, int]) -> dict:
@@ -208,7 +269,8 @@ def instance_from_dict(raw: Any, path: str = "<memory>", line: int = 0, check_la
     view = View(v["context"], _str_list(v["facts"], "view.facts", w), v["question"], v["domain"])
     hints = []
     _expect(raw["hints"], list, "hints", w)
-    if not raw["hints"]:
+    gaps = _gaps(raw.get("gaps"), w)
+    if not raw["hints"] and gaps is None:   # a blind-tier control may lack nothing
         raise DataError("an instance needs at least one canonical hint", path, line, "hints")
     for i, h in enumerate(raw["hints"]):
         _object(h, Hint, f"hints[{i}]", w)
@@ -226,6 +288,13 @@ def instance_from_dict(raw: Any, path: str = "<memory>", line: int = 0, check_la
         raise DataError(str(err), path, line, "answer.value") from None
     answer = Answer(a["type"], a["value"], _str_list(a["components"], "answer.components", w))
     groups = _hint_groups(raw.get("hint_groups"), [h.slot for h in hints], w)
+    if gaps is not None:
+        if groups is not None:
+            raise DataError("a blind-tier row names its needed facts in gaps, not hint_groups",
+                            path, line, "hint_groups")
+        if sorted(gaps.needed + gaps.irrelevant) != sorted(h.slot for h in hints):
+            raise DataError("gaps.needed and gaps.irrelevant must name every hint's slot exactly once",
+                            path, line, "gaps")
     if check_latent:
         try:
             decode_latent(raw["latent"])
@@ -237,7 +306,45 @@ def instance_from_dict(raw: Any, path: str = "<memory>", line: int = 0, check_la
         generator_version=raw["generator_version"], view=view,
         responder=_str_list(raw["responder"], "responder", w), hints=hints, answer=answer,
         candidate_answers=raw["candidate_answers"], latent=raw["latent"], hint_groups=groups,
+        gaps=gaps,
     )
+
+
+def _gaps(raw: Any, w: Tuple[str, int]) -> Optional[Gaps]:
+    """``gaps`` of a blind-tier row, every field checked; None when absent."""
+    if raw is None:
+        return None
+    _object(raw, Gaps, "gaps", w)
+    _expect(raw["kind"], str, "gaps.kind", w)
+    if raw["kind"] not in BLIND_KINDS:
+        raise DataError(f"expected one of {', '.join(BLIND_KINDS)}, got {raw['kind']!r}", w[0], w[1],
+                        "gaps.kind")
+    needed = _str_list(raw["needed"], "gaps.needed", w)
+    irrelevant = _str_list(raw["irrelevant"], "gaps.irrelevant", w)
+    _expect(raw["proofs"], list, "gaps.proofs", w)
+    proofs = []
+    for i, p in enumerate(raw["proofs"]):
+        name = f"gaps.proofs[{i}]"
+        _object(p, GapProof, name, w)
+        for key in ("slot", "role", "method"):
+            _expect(p[key], str, f"{name}.{key}", w)
+        degree = p.get("degree")
+        if degree is not None:
+            _expect(degree, int, f"{name}.degree", w)
+        reason = p.get("reason", "")
+        _expect(reason, str, f"{name}.reason", w)
+        proofs.append(GapProof(p["slot"], p["role"], p["method"], _str_list(p["values"], f"{name}.values", w),
+                               _str_list(p["answers"], f"{name}.answers", w), degree, reason))
+    return Gaps(raw["kind"], needed, irrelevant, proofs)
+
+
+def _gaps_of(raw: Any) -> Optional[Gaps]:
+    """:class:`Gaps` of an already checked record."""
+    if raw is None:
+        return None
+    return Gaps(raw["kind"], list(raw["needed"]), list(raw["irrelevant"]),
+                [GapProof(p["slot"], p["role"], p["method"], list(p["values"]), list(p["answers"]),
+                          p.get("degree"), p.get("reason", "")) for p in raw["proofs"]])
 
 
 def _hint_groups(raw: Any, slots: List[str], w: Tuple[str, int]) -> Optional[List[List[str]]]:
@@ -274,7 +381,7 @@ def instance_from_checked_dict(raw: Dict[str, Any]) -> Instance:
         hints=[Hint(h["slot"], h["constraint"], h["value"]) for h in raw["hints"]],
         answer=Answer(a["type"], a["value"], a["components"]),
         candidate_answers=raw["candidate_answers"], latent=raw["latent"],
-        hint_groups=raw.get("hint_groups"),
+        hint_groups=raw.get("hint_groups"), gaps=_gaps_of(raw.get("gaps")),
     )
 
 

@@ -1,0 +1,1 @@
+"""One module per blind-tier family, each with a ``FAMILY`` object (registry.BLIND lists them)."""
