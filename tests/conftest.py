@@ -44,7 +44,11 @@ class ReleaseCounts:
         self.multi_hint_by_type: Dict[str, int] = {
             kind: sum(n for f, n in self.multi_hint.items() if registry.type_of(f) == kind)
             for kind in ("A", "B")}
-        self.data_files: int = len(self.families) + len(self.multi_hint)
+        # the blind tier: its own counts and files as well
+        tier = info.get("blind") or {}
+        self.blind: Dict[str, int] = dict(tier.get("counts", {}))
+        self.blind_total: int = tier.get("total", 0)
+        self.data_files: int = len(self.families) + len(self.multi_hint) + len(self.blind)
 
     def of_type(self, kind: str) -> List[str]:
         return [f for f in self.families if registry.type_of(f) == kind]
@@ -92,29 +96,29 @@ _REGENERATED: Dict[str, Dict[str, bytes]] = {}
 
 
 def _regeneration_key(seed_set, per_type, families, difficulties, disjoint_from, multi_hint,
-                      commit_reveal) -> str:
+                      commit_reveal, blind=None) -> str:
     import json
 
     return json.dumps([seed_set.name, seed_set.master_seed, per_type, list(families), list(difficulties),
-                       list(disjoint_from), multi_hint, commit_reveal], sort_keys=True)
+                       list(disjoint_from), multi_hint, commit_reveal, blind], sort_keys=True)
 
 
 @pytest.fixture
 def regenerate_once(monkeypatch):
     """``render_release`` memoized for the session on the content of its arguments (the seed set,
-    counts, families, difficulties, splits to avoid, the two-fact spec): what is regenerated is
+    counts, families, difficulties, splits to avoid, the two-fact and blind-tier specs): what is regenerated is
     the same bytes, and each verify still compares every byte of its own folder against them."""
     import mira_math.generators.release as release
 
     real = release.render_release
 
     def memo(seed_set, per_type, families, difficulties=(1, 2, 3), progress=None, disjoint_from=(),
-             multi_hint=None, commit_reveal=False):
+             multi_hint=None, commit_reveal=False, blind=None):
         key = _regeneration_key(seed_set, per_type, families, difficulties, disjoint_from, multi_hint,
-                                commit_reveal)
+                                commit_reveal, blind)
         if key not in _REGENERATED:
             _REGENERATED[key] = real(seed_set, per_type, families, difficulties, None, disjoint_from,
-                                     multi_hint, commit_reveal)
+                                     multi_hint, commit_reveal, blind)
         return dict(_REGENERATED[key])     # a fresh dict: callers may add to it (with_repo_id)
 
     monkeypatch.setattr(release, "render_release", memo)

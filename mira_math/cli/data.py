@@ -8,7 +8,7 @@ import os
 import json
 import sys
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from mira_math.generators import registry
 from mira_math.generators.layout import DEFAULT_RELEASE, RELEASE_NAME
@@ -90,8 +90,9 @@ def inside_package(out: Path) -> Optional[str]:
 def cmd_generate(args: argparse.Namespace) -> int:
     from mira_math.generators.build import layout
     from mira_math.generators.capacity import capacity_report
-    from mira_math.generators.release import (check_out_folder, multi_hint_spec, public_split_reference,
-                                    render_release, split_references, write_release)
+    from mira_math.generators.release import (blind_spec, check_out_folder, multi_hint_spec,
+                                              public_split_reference, render_release, split_references,
+                                              write_release)
     from mira_math.generators.seeds import PUBLIC, SeedSet
 
     families = args.families or registry.names(args.types)
@@ -132,9 +133,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
         try:
             multi = (multi_hint_spec(seed_set, args.multi_hint_per_type, committed=args.commit)
                      if any(args.multi_hint_per_type.values()) else None)
+            tier = (blind_spec(seed_set, args.blind_per_type, committed=args.commit)
+                    if any(args.blind_per_type.values()) else None)
             files = render_release(seed_set, args.per_type, families, args.difficulties,
                                    progress=lambda: bar.update(1), disjoint_from=disjoint_from,
-                                   multi_hint=multi, commit_reveal=args.commit)
+                                   multi_hint=multi, commit_reveal=args.commit, blind=tier)
         except GenerationError as err:   # past a family's capacity: one line, nothing written
             print(f"mira-math generate: {err}; nothing written", file=sys.stderr)
             return 1
@@ -159,6 +162,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         part = json.loads(files["release_info.json"])["multi_hint"]
         print(f"wrote {part['total']} two-fact instances of {len(part['counts'])} families "
               f"(seed set {part['seed_set']})")
+    if tier:
+        part = json.loads(files["release_info.json"])["blind"]
+        print(f"wrote {part['total']} blind-tier instances of {len(part['counts'])} families "
+              f"(seed set {part['seed_set']})")
     return 0
 
 
@@ -166,15 +173,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from mira_math.generators.build import problem_key, view_key
     from mira_math.generators.schema import DataError, read_jsonl
     from mira_math.generators.validate import Failure, validate_instance
-    from mira_math.generators.release import (RELEASE_INFO, data_path, family_files, multi_hint_files,
-                                              read_release_info)
+    from mira_math.generators.release import (RELEASE_INFO, blind_files, data_path, family_files,
+                                              multi_hint_files, read_release_info)
 
     paths: List[Path] = []
     missing: List[str] = []
     for p in args.files:
         restore_release(p, "validate")
         if p.is_dir():
-            paths += family_files(p) + multi_hint_files(p)
+            paths += family_files(p) + multi_hint_files(p) + blind_files(p)
             if not (p / RELEASE_INFO).is_file():   # a killed generate, or not a release
                 missing.append(f"{p / RELEASE_INFO}: missing (not a complete release folder)")
             elif not paths:
@@ -195,6 +202,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     seen: Dict[str, str] = {}
     ids: Dict[tuple, str] = {}  # (seed set, id): held-out splits reuse the public ids
     count = 0
+    blind_proofs = BlindProofTally()
     for path in paths:
         before = count
         for number, inst in enumerate(read_jsonl(path), start=1):  # one instance per line
@@ -205,12 +213,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
                                 str(path), number, "id")
             ids[(inst.seed_set, inst.id)] = where
             label = f"{inst.seed_set}/{inst.id}"
-            try:
-                family = registry.get(inst.family, inst.k)
-            except KeyError as err:
-                failures.append(f"{where}: {Failure(inst.id, 'schema', str(err))}")
-                continue
-            failures += [f"{where}: {f}" for f in validate_instance(inst, family)]
+            if inst.blind:
+                failures += [f"{where}: {f}" for f in blind_proofs.add(inst)]
+            else:
+                try:
+                    family = registry.get(inst.family, inst.k)
+                except KeyError as err:
+                    failures.append(f"{where}: {Failure(inst.id, 'schema', str(err))}")
+                    continue
+                failures += [f"{where}: {f}" for f in validate_instance(inst, family)]
             for key, what in ((problem_key(inst), "complete problem"),
                               (view_key(inst), "solver facts and question")):
                 if key in seen:
@@ -222,9 +233,47 @@ def cmd_validate(args: argparse.Namespace) -> int:
             return 1
     for f in failures:
         print(f"FAIL {f}")
+    for line in blind_proofs.lines():
+        print(line)
     print(f"validated {count} instances in {len(paths)} files: "
           f"{len(failures)} failure(s)")
     return 1 if failures or count == 0 else 0
+
+
+class BlindProofTally:
+    """The blind tier's proofs as ``validate`` redoes them: failures per row, and per family
+    the second completions, irrelevance proofs (enumerations, degree bounds) and the time."""
+
+    def __init__(self) -> None:
+        self.per_family: Dict[str, List[float]] = {}
+
+    def add(self, inst: Any) -> List[str]:
+        import time
+
+        from mira_math.generators.blind.prove import prove_instance
+        from mira_math.generators.validate import Failure
+
+        start = time.perf_counter()
+        try:
+            family = registry.get_blind(inst.family)
+        except KeyError as err:
+            return [str(Failure(inst.id, "schema", str(err)))]
+        problems, counts = prove_instance(inst, family)
+        row = self.per_family.setdefault(inst.family, [0, 0, 0, 0, 0.0])
+        row[0] += 1
+        row[1] += counts.second_completions
+        row[2] += counts.enumerations
+        row[3] += counts.degree_proofs
+        row[4] += time.perf_counter() - start
+        return [str(Failure(inst.id, "blind_proof", p)) for p in problems]
+
+    def lines(self) -> List[str]:
+        out = []
+        for name, (rows, second, enum, degree, seconds) in self.per_family.items():
+            out.append(f"blind {name}: {int(rows)} rows, {int(second)} second completions, "
+                       f"{int(enum) + int(degree)} irrelevance proofs ({int(enum)} by enumeration, "
+                       f"{int(degree)} by degree), {seconds:.2f} s")
+        return out
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -278,12 +327,12 @@ def cmd_reveal(args: argparse.Namespace) -> int:
 
 def cmd_check_disjoint(args: argparse.Namespace) -> int:
     from mira_math.generators.build import problem_key, view_key
-    from mira_math.generators.release import family_files, multi_hint_files
+    from mira_math.generators.release import blind_files, family_files, multi_hint_files
     from mira_math.generators.schema import read_jsonl
 
     def keys(folder: Path) -> Dict[str, str]:
         out: Dict[str, str] = {}
-        for path in family_files(folder) + multi_hint_files(folder):
+        for path in family_files(folder) + multi_hint_files(folder) + blind_files(folder):
             for inst in read_jsonl(path):
                 out.setdefault(problem_key(inst), inst.id)
                 out.setdefault(view_key(inst), inst.id)
@@ -434,6 +483,9 @@ def add_commands(sub) -> None:
     g.add_argument("--multi-hint-per-type", type=_per_type, default={"A": 10, "B": 10}, metavar="A/B",
                    help="instances per difficulty of the two-fact (k = 2) part for Type A / Type B "
                         "families (default: 10/10; 0/0 leaves the part out)")
+    g.add_argument("--blind-per-type", type=_per_type, default={"A": 12, "B": 12}, metavar="A/B",
+                   help="instances per difficulty of the blind tier for Type A / Type B families "
+                        "(default: 12/12, two of each of its six plans; 0/0 leaves the tier out)")
     g.add_argument("--seed-set", default=None, metavar="NAME",
                    help="a held-out seed set (default: the public release's); it shares no "
                         "complete problem or solver view with the public release")

@@ -368,14 +368,17 @@ def add_commands(sub) -> None:
     e.add_argument("--regime", choices=["zs", "4s"], default="zs", help="zero-shot or four-shot prompt")
     e.add_argument("--condition", choices=["standard", "oracle-hint"], default="standard",
                    help="oracle-hint: the canonical fact is given up front, no responder")
-    e.add_argument("--protocol", choices=["paper", "ask-first"], default="paper",
-                   help="ask-first: the reference implementation's loop (ask, then answer after the first offer)")
+    e.add_argument("--protocol", choices=["paper", "ask-first", "blind"], default="paper",
+                   help="ask-first: the reference implementation's loop (ask, then answer after the "
+                        "first offer); blind: the blind tier (--config blind), whose prompt never says "
+                        "whether a fact is missing")
     e.add_argument("--reasoning-history", choices=["drop", "keep"], default="drop",
                    help="what later turns see of a reasoning model's earlier thinking: drop (the "
                         "chat-template convention) or keep (as a <think> block); recorded in the config hash")
     src = e.add_mutually_exclusive_group()
     src.add_argument("--config", metavar="NAME", help="a dataset config (all, type_a, type_b, a family; "
-                     "two facts: multi_hint, multi_hint_type_a, multi_hint_type_b, multi_hint_<family>)")
+                     "two facts: multi_hint, multi_hint_type_a, multi_hint_type_b, multi_hint_<family>; "
+                     "the blind tier: blind, blind_type_a, blind_type_b, blind_<family>)")
     src.add_argument("--data", type=Path, metavar="FILE|DIR", help="a JSONL file or a release folder")
     e.add_argument("--release", type=Path, default=DEFAULT_RELEASE, metavar="DIR",
                    help="release folder for --config (default: the committed mira-math/ release, "

@@ -28,7 +28,11 @@ COLUMNS = ("errored", "scored", "correct", "requests", "offers", "canonical", "f
            # k facts missing: k, groups acquired, all acquired, acquired/k scaled by
            # FACT_SCALE, requests that acquired a new group, and the k-fact trace classes
            "facts_needed", "facts", "all_facts", "fact_credit", "new_fact_offers",
-           "trace_no_fact", "trace_some_facts", "trace_all_facts_wrong")
+           "trace_no_fact", "trace_some_facts", "trace_all_facts_wrong",
+           # the blind tier: rows needing a fact, rows of the tier, controls, rows with an
+           # irrelevant gap, the ask decision, unnecessary requests, guesses, minimal answers
+           "needing", "blind", "controls", "with_irrelevant", "decision_right", "over_asks",
+           "over_ask_instances", "control_asks", "irrelevant_asked", "guesses", "minimal_correct")
 COLUMN_INDEX = {name: i for i, name in enumerate(COLUMNS)}   # a column's place in a row
 FACT_SCALE = 60     # acquired/k is an integer over 60 for every k up to 6 (lcm of 1..6)
 
@@ -225,7 +229,7 @@ def _frac(num_: int, den: int) -> Optional[Fraction]:
 
 
 def _credit(t: Totals) -> GroupValue:
-    return _frac(t["fact_credit"], t.n * FACT_SCALE)
+    return _frac(t["fact_credit"], t["needing"] * FACT_SCALE)   # rows that need a fact
 
 
 def _precision(t: Totals) -> GroupValue:
@@ -365,8 +369,9 @@ METRIC_ROWS: List[Metric] = [
            "groups with at least one canonical offer (a group is acquired by any of its hints)",
            column="facts", cell=lambda m: num(m.avg_facts)),
     *proportion("all_facts_rate", "all_facts", "scored", "share of instances that acquired every "
-                "needed fact (every hint group)", column="all-facts% [95% CI]"),
-    Metric("partial_credit", _credit, "mean over instances of facts acquired / k",
+                "needed fact (every hint group; a blind-tier control needs none)",
+                column="all-facts% [95% CI]"),
+    Metric("partial_credit", _credit, "mean over instances that need a fact of facts acquired / k",
            column="credit", cell=lambda m: num(m.partial_credit)),
     Metric("ask_recall", _credit, "the recall of Ask-F1: facts acquired / k, averaged over "
            "instances (equal to partial_credit)"),
@@ -384,6 +389,30 @@ METRIC_ROWS: List[Metric] = [
     Metric("trace_all_facts_wrong", lambda t: share(t["trace_all_facts_wrong"], t.n), "k-fact "
            "trace: share answered wrong with every fact acquired (the four shares with "
            "trace_correct sum to 1)"),
+    # the blind tier (docs/decisions/blind-tier.md): None for a group without its rows
+    Metric("blind_n", lambda t: t["blind"], "blind-tier transcripts scored"),
+    *proportion("minimal_accuracy", "minimal_correct", "blind", "blind tier: share answered "
+                "correctly with no unnecessary request (the tier's headline)",
+                column="minimal% [95% CI]"),
+    *proportion("ask_decision_accuracy", "decision_right", "blind", "blind tier: share whose "
+                "decision to ask was right: at least one request iff the row needs a fact",
+                column="ask-dec% [95% CI]"),
+    Metric("over_ask_rate", lambda t: share(t["over_ask_instances"], t["blind"]), "blind tier: "
+           "share of rows with an unnecessary request (any request on a control, an offer of an "
+           "irrelevant gap's line elsewhere)", column="over-ask%", cell=lambda m: pct(m.over_ask_rate)),
+    Metric("avg_over_asks", lambda t: share(t["over_asks"], t["blind"]), "blind tier: unnecessary "
+           "requests per row"),
+    Metric("control_ask_rate", lambda t: share(t["control_asks"], t["controls"]), "blind tier: "
+           "share of controls (rows the view determines) with at least one request",
+           column="ctrl-ask%", cell=lambda m: pct(m.control_ask_rate)),
+    Metric("irrelevant_ask_rate", lambda t: share(t["irrelevant_asked"], t["with_irrelevant"]),
+           "blind tier: share of rows with an irrelevant gap whose gap the solver asked for and got",
+           column="irr-ask%", cell=lambda m: pct(m.irrelevant_ask_rate)),
+    Metric("guess_rate", lambda t: share(t["guesses"], t["needing"]) if t["blind"] else None,
+           "blind tier: share of rows needing a fact that were answered before every needed fact "
+           "was acquired", column="guess%", cell=lambda m: pct(m.guess_rate)),
+    Metric("controls_n", lambda t: t["controls"], "blind-tier controls scored"),
+    Metric("with_irrelevant_n", lambda t: t["with_irrelevant"], "blind-tier rows with an irrelevant gap"),
 ]
 
 ROWS: Dict[str, Metric] = {m.name: m for m in METRIC_ROWS}
@@ -406,7 +435,8 @@ def compute(t: Totals) -> GroupMetrics:
 class Column:
     """A column of ``score``'s terminal table: the metric row it shows (by name), its header,
     its cell and when a default table shows it: ``None`` always, ``"epochs"`` when a run has
-    several epochs, ``"facts"`` when a run has instances with two or more missing facts,
+    several epochs, ``"facts"`` when a run has instances with two or more missing facts (or
+    blind-tier rows), ``"blind"`` when it has blind-tier rows,
     ``"nonzero"`` when a run has a nonzero value (a count of problems), ``"usage"`` when a
     backend reported token usage. ``keep``: kept longest when the table must shed columns to
     fit (higher is kept longer)."""
@@ -438,6 +468,10 @@ MAIN_COLUMNS: Tuple[Column, ...] = (
     Column("all_facts_rate", "all-facts%", _brief_pct("all_facts_rate"), "facts", keep=7),
     Column("partial_credit", "credit", lambda m: num(m.partial_credit), "facts", keep=6),
     Column("ask_f1", "ask-F1", _brief_pct("ask_f1"), "facts", keep=5),
+    Column("minimal_accuracy", "minimal%", _brief_pct("minimal_accuracy"), "blind", keep=9),
+    Column("ask_decision_accuracy", "ask-dec%", _brief_pct("ask_decision_accuracy"), "blind", keep=8),
+    Column("over_ask_rate", "over-ask%", _brief_pct("over_ask_rate"), "blind", keep=7),
+    Column("guess_rate", "guess%", _brief_pct("guess_rate"), "blind", keep=6),
     Column("avg_tokens", "tok est", lambda m: num(m.avg_tokens, 1), keep=3),
     Column("avg_tokens_used", "tok used", _tokens_cell, "usage", keep=3),
     Column("responder_errors", "resp err", lambda m: str(m.responder_errors), "nonzero", keep=8),
@@ -472,7 +506,10 @@ def wanted(column: Column, groups: Sequence[GroupMetrics]) -> bool:
     if column.when == "epochs":
         return any((g.epochs or 1) > 1 for g in groups)
     if column.when == "facts":
-        return any(g.facts_needed is not None and g.facts_needed > 1 for g in groups)
+        return any(g.facts_needed is not None and g.facts_needed > 1 for g in groups) or \
+            any(g.blind_n for g in groups)
+    if column.when == "blind":
+        return any(g.blind_n for g in groups)
     if column.when == "usage":
         return any(g.avg_tokens_used is not None for g in groups)
     if column.when == "nonzero":

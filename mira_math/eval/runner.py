@@ -317,6 +317,22 @@ def _flag_empty_replies(out: Path, result: "RunResult") -> None:
     write_atomic(path, (json.dumps(data, indent=2, allow_nan=False) + "\n").encode("utf-8"))
 
 
+def check_protocol(protocol: str, regime: str, condition: str, instances: Sequence[Instance]) -> None:
+    """The blind protocol runs the blind tier and only it, zero-shot, under the standard
+    condition (docs/decisions/blind-tier.md): one line otherwise."""
+    blind = [inst.blind for inst in instances]
+    if protocol == "blind":
+        if not all(blind):
+            first = next(inst for inst in instances if not inst.blind)
+            raise RunError(f"--protocol blind runs the blind tier only (--config blind), but "
+                           f"{first.id} is not a blind-tier row")
+        if regime != "zs" or condition != "standard":
+            raise RunError("--protocol blind is zero-shot (--regime zs) under the standard condition")
+    elif any(blind):
+        first = next(inst for inst in instances if inst.blind)
+        raise RunError(f"{first.id} is a blind-tier row: run the blind tier with --protocol blind")
+
+
 def run(out: Path, selection: Selection, config: RunConfig, solver: Solver, responder: Responder,
         argv: Sequence[str] = (), resume: bool = False, retry_errors: bool = False,
         window: int = 4096, concurrency: int = 16, progress: bool = True) -> RunResult:
@@ -327,10 +343,12 @@ def run(out: Path, selection: Selection, config: RunConfig, solver: Solver, resp
     error raises :class:`RunStopped` after closing the log: ``--resume`` continues the run."""
     if out.exists() and not out.is_dir():
         raise RunError(f"--out {out}: exists and is not a folder")
+    check_protocol(config.protocol, config.regime, config.condition, selection.instances)
     if config.regime == "4s":
         check_fewshot_disjoint(selection.instances)
     config.prompt_hash = config.prompt_hash or prompt_hash(      # k >= 2: the multi-fact prompt
-        config.regime, max((inst.k for inst in selection.instances), default=1))
+        config.regime, max((inst.k for inst in selection.instances), default=1),
+        config.protocol == "blind")
     config.dataset_checksum = config.dataset_checksum or selection.checksum
     config.backend = config.backend or redact_obj(_backend_params(solver, responder))
     models = redact_obj(with_revisions({"solver": solver.describe(), "responder": responder.describe()}))

@@ -167,11 +167,23 @@ COLUMN_VALUES: Dict[str, ColumnValue] = {
     "facts_needed": lambda s, sc: s.facts_needed,
     "facts": lambda s, sc: s.facts_acquired,
     "all_facts": lambda s, sc: int(s.facts_acquired >= s.facts_needed),
-    "fact_credit": lambda s, sc: s.facts_acquired * (FACT_SCALE // s.facts_needed),
+    "fact_credit": lambda s, sc: s.facts_acquired * (FACT_SCALE // s.facts_needed) if s.facts_needed else 0,
     "new_fact_offers": lambda s, sc: s.new_fact_offers,
     "trace_no_fact": lambda s, sc: int(s.facts_class == "no_fact"),
     "trace_some_facts": lambda s, sc: int(s.facts_class == "some_facts"),
     "trace_all_facts_wrong": lambda s, sc: int(s.facts_class == "all_facts_wrong"),
+    # the blind tier
+    "needing": lambda s, sc: int(s.facts_needed > 0),
+    "blind": lambda s, sc: int(s.blind),
+    "controls": lambda s, sc: int(s.blind and s.facts_needed == 0),
+    "with_irrelevant": lambda s, sc: int(s.has_irrelevant),
+    "decision_right": lambda s, sc: int(s.blind and (s.requests > 0) == (s.facts_needed > 0)),
+    "over_asks": lambda s, sc: s.over_asks if s.blind else 0,
+    "over_ask_instances": lambda s, sc: int(s.blind and s.over_asks > 0),
+    "control_asks": lambda s, sc: int(s.blind and s.facts_needed == 0 and s.requests > 0),
+    "irrelevant_asked": lambda s, sc: int(s.irrelevant_offers > 0),
+    "guesses": lambda s, sc: int(s.blind and s.guessed),
+    "minimal_correct": lambda s, sc: int(s.blind and s.correct and s.over_asks == 0),
 }
 # a KeyError here names a column without a value
 _ROW: Tuple[ColumnValue, ...] = tuple(COLUMN_VALUES[name] for name in COLUMNS)

@@ -40,6 +40,8 @@ SCRIPTED: Dict[str, ScriptedKind] = {k.name: k for k in (
     ScriptedKind("sampler", "mira_math.eval.solvers:SamplerSolver", samples=True),
     # k missing facts: asks for the first fact only, then guesses
     ScriptedKind("first-fact", "mira_math.eval.solvers:FirstFactSolver"),
+    # the blind tier: asks for every absent quantity, needed or not
+    ScriptedKind("ask-all", "mira_math.eval.solvers:AskAllSolver"),
 )}
 
 __all__ = ["SCRIPTED", "ScriptedKind"]

@@ -5,7 +5,8 @@
 scripted ones: ``reference`` (asks for the canonical slot by
 its identifier, then answers with the family's exact solver applied to the offered line: an
 upper bound and an end-to-end check), ``noask`` (answers 0 at once: a lower bound) and
-``sampler`` (the reference solver with seeded randomness at ``--temperature``: offline epochs).
+``sampler`` (the reference solver with seeded randomness at ``--temperature``: offline epochs),
+and ``ask-all`` (asks for every absent quantity: the blind tier's floor of precision).
 A new scripted solver is a class here and one line in :data:`mira_math.eval.solver_kinds.SCRIPTED`.
 """
 
@@ -64,6 +65,8 @@ class ReferenceSolver:
     def _reply(self, call: SolverCall) -> str:
         inst = call.instance
         seen = _seen_lines(call)
+        if inst.blind:
+            return _blind_reply(inst, seen, [g[0] for g in inst.groups()])
         if inst.k > 1:
             return _multi_reply(inst, seen)
         for hint in inst.hints:
@@ -105,6 +108,67 @@ def _multi_reply(inst: Instance, seen: set) -> str:
     latent = family.complete_many(family.known(inst.latent_state()), [h for h in got if h])
     names = ", ".join(h.slot for h in got if h)
     return f"The holder gave {names}; solving exactly.\nANSWER: {_written(inst, family.solve(latent))}"
+
+
+def _filler(family: Any, latent: dict, slot: str) -> str:
+    """The first value of a quantity's stated domain (what a solver that did not ask assumes)."""
+    from mira_math.generators.blind.contract import Finite
+
+    dom = family.domain(latent, slot)
+    return dom.values[0] if isinstance(dom, Finite) else dom.points[0]
+
+
+def blind_answer(inst: Instance, seen: set) -> str:
+    """A blind-tier row's answer from what the solver was shown: the view's quantities and the
+    holder's lines at their values, every quantity not shown at the first value of its stated
+    domain (right whenever what is missing is irrelevant); ``0`` when that leaves no answer."""
+    family = registry.get_blind(inst.family)
+    latent = inst.latent_state()
+    values = family.values(latent)
+    for hint in inst.hints:
+        if hint.constraint not in seen:
+            values[hint.slot] = _filler(family, latent, hint.slot)
+    got = family.answer(latent, values)
+    if got is None:
+        return "0"
+    return _written(inst, got)
+
+
+def _blind_reply(inst: Instance, seen: set, wanted: Sequence[Hint]) -> str:
+    """Ask for each of ``wanted`` not yet shown, in order, then answer from what was shown."""
+    for hint in wanted:
+        if hint.constraint not in seen:
+            return f"REQUEST: What is the value of {hint.slot}?"
+    names = ", ".join(h.slot for h in wanted) or "nothing"
+    return f"Asked for {names}; solving exactly.\nANSWER: {blind_answer(inst, seen)}"
+
+
+class AskAllSolver:
+    """Asks for every quantity the view lacks, one a request (needed and irrelevant alike, in
+    the holder's order), then answers exactly: on the blind tier its accuracy is the
+    reference's and its precision below 1 wherever a gap is irrelevant. Elsewhere it is the
+    reference solver."""
+
+    name = "ask-all"
+    is_async = False
+
+    def __init__(self) -> None:
+        self._reference = ReferenceSolver()
+
+    def generate(self, calls: Sequence[SolverCall]) -> List[Completion]:
+        return [Completion(text=self._reply(c), finish_reason="stop") for c in calls]
+
+    def _reply(self, call: SolverCall) -> str:
+        inst = call.instance
+        if not inst.blind:
+            return self._reference._reply(call)
+        absent = set(inst.gaps.needed + inst.gaps.irrelevant) if inst.gaps else set()
+        order = [h for h in inst.hints if h.slot in absent]
+        order.sort(key=lambda h: inst.responder.index(h.constraint))
+        return _blind_reply(inst, _seen_lines(call), order)
+
+    def describe(self) -> Dict[str, Any]:
+        return {"spec": self.name}
 
 
 class FirstFactSolver:
@@ -153,13 +217,16 @@ def _strip_prefix(line: str) -> str:
 
 
 class NoAskSolver:
-    """Answers 0 at once, without asking: the floor any solver should beat."""
+    """Answers 0 at once, without asking: the floor any solver should beat. On the blind tier
+    it answers at once from the view, each absent quantity at the first value of its stated
+    domain: controls right, the rest right only when that value happens to give the answer."""
 
     name = "noask"
     is_async = False
 
     def generate(self, calls: Sequence[SolverCall]) -> List[Completion]:
-        return [Completion(text="ANSWER: 0", finish_reason="stop") for _ in calls]
+        return [Completion(text=f"ANSWER: {blind_answer(c.instance, _seen_lines(c))}"
+                           if c.instance.blind else "ANSWER: 0", finish_reason="stop") for c in calls]
 
     def describe(self) -> Dict[str, Any]:
         return {"spec": self.name}
@@ -216,5 +283,5 @@ def recorded_params(spec: str, solver: Solver, params: GenParams) -> Dict[str, A
     return sent.as_dict()
 
 
-__all__ = ["FirstFactSolver", "ModelSolver", "NoAskSolver", "ReferenceSolver", "SCRIPTED", "SamplerSolver",
+__all__ = ["AskAllSolver", "FirstFactSolver", "ModelSolver", "NoAskSolver", "ReferenceSolver", "SCRIPTED", "SamplerSolver",
            "make_solver", "recorded_params"]

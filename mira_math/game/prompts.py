@@ -77,6 +77,25 @@ names several quantities at once, it replies "{decline}" Ask for one missing qua
 request, named precisely in the problem's notation.
 """ + _BUDGET_AND_ANSWER
 
+# The prompt of a blind-tier instance (docs/decisions/blind-tier.md): it never says whether a
+# fact is missing or how many, and it says what an unnecessary request costs.
+BLIND_SYSTEM_TEMPLATE = """\
+You are solving a math problem. What you are given may be complete, or some facts the answer \
+needs may be missing from it. An information holder may have facts the problem lacks, \
+among its private constraints.
+
+""" + _HOW_TO_ACT + """\
+- The information holder sees only your current request: not the problem, not this \
+conversation, not your earlier requests. If your request names exactly one of its \
+constraints, it replies with that constraint verbatim; otherwise, including a request that \
+names several quantities at once, it replies "{decline}" Ask for one quantity per request, \
+named precisely in the problem's notation.
+- Ask only for what the answer needs. A request on a problem that is already determined, or \
+for a quantity whose value does not change the answer, is an unnecessary request: an answer \
+counts as minimal only if it is correct and you made no unnecessary request. If what you are \
+given determines the answer, answer at once.
+""" + _BUDGET_AND_ANSWER
+
 _PROBLEM = """\
 {context}
 
@@ -184,9 +203,16 @@ def _fewshot_block() -> str:
     return "Here are four complete example dialogues.\n\n" + "\n\n".join(examples)
 
 
-def system_prompt(regime: str, k: int = 1) -> str:
+def system_prompt(regime: str, k: int = 1, blind: bool = False) -> str:
     """The system prompt of a regime; ``k`` >= 2 (several facts missing) takes the multi-fact
-    text, whose four-shot examples are the same one-fact dialogues."""
+    text, whose four-shot examples are the same one-fact dialogues; ``blind`` (a blind-tier
+    instance, whatever its k) the blind text, zero-shot only: the four-shot dialogues all ask,
+    which would tell the solver that something is missing."""
+    if blind:
+        if regime != "zs":
+            raise ValueError(f"the blind tier is zero-shot only (regime {regime!r}): its four-shot "
+                             "examples would show that a fact is missing")
+        return BLIND_SYSTEM_TEMPLATE.format(decline=DECLINE_TEXT)
     base = (SYSTEM_TEMPLATE if k == 1 else MULTI_SYSTEM_TEMPLATE).format(decline=DECLINE_TEXT)
     if regime == "zs":
         return base
@@ -196,14 +222,15 @@ def system_prompt(regime: str, k: int = 1) -> str:
 
 
 def initial_conversation(inst: Instance, regime: str, oracle_hint: bool = False) -> Conversation:
-    return [{"role": "system", "content": system_prompt(regime, inst.k)},
+    return [{"role": "system", "content": system_prompt(regime, inst.k, inst.blind)},
             {"role": "user", "content": problem_message(inst, oracle_hint)}]
 
 
-def prompt_hash(regime: str, k: int = 1) -> str:
+def prompt_hash(regime: str, k: int = 1, blind: bool = False) -> str:
     """sha256 of everything a solver can be shown, for this regime and protocol version (and,
-    for instances with k >= 2 missing facts, the multi-fact system prompt; k = 1 unchanged)."""
-    parts: Sequence[str] = (PROTOCOL_VERSION, system_prompt(regime, k), USER_TEMPLATE, ORACLE_TEMPLATE,
+    for instances with k >= 2 missing facts, the multi-fact system prompt; for the blind tier,
+    the blind one; k = 1 unchanged)."""
+    parts: Sequence[str] = (PROTOCOL_VERSION, system_prompt(regime, k, blind), USER_TEMPLATE, ORACLE_TEMPLATE,
                             REPLY_TEMPLATE, FORMAT_ERROR_TEMPLATE, LEFT_TEMPLATE, FINAL_TEMPLATE,
                             DECLINE_TEXT)
     return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()

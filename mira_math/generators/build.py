@@ -17,7 +17,7 @@ from mira_math.verifiers.exact import canonical, from_canonical
 
 GENERATOR_VERSION = "1.1.0"          # of every v1.1 (k = 1) row: frozen with their bytes
 MULTI_HINT_VERSION = "1.3.0"         # of the multi_hint (k = 2) rows (new in 1.2.0, fixed in 1.3.0)
-RELEASE_VERSION = "1.3.0"            # the release: v1.1 unchanged plus the multi_hint part
+RELEASE_VERSION = "1.4.0"            # the release: v1.1 and multi_hint unchanged plus the blind tier
 MAX_DRAWS = 2000          # rejection-sampling bound per seed
 MAX_RESEEDS = 200  # reseeds per slot: duplicates, answer cap, answer balance
 
@@ -120,6 +120,10 @@ def problem_key(inst: Instance) -> str:
     so the same problem at another level or with another slot hidden collides."""
     # Plain JSON is enough here (fractions stay canonical "p/q" strings) and cheaper than
     # reviving them; sort_keys keeps the text canonical.
+    if inst.blind:    # every quantity of a blind-tier problem is in its latent state
+        from mira_math.generators.blind.build import blind_problem_key
+
+        return blind_problem_key(inst)
     problem = registry.get(inst.family, inst.k).problem(json.loads(inst.latent))
     return f"{inst.family}|problem|" + json.dumps(problem, sort_keys=True, separators=(",", ":"),
                                                    ensure_ascii=False)

@@ -28,11 +28,12 @@ from mira_math.generators import registry
 from mira_math.common.errors import MiraError
 from mira_math.generators.build import (GENERATOR_VERSION, MULTI_HINT_VERSION, RELEASE_VERSION,
                                         build_split, instance_keys)
+from mira_math.generators.blind.build import BLIND_PER_TYPE, BLIND_VERSION, build_blind_split
 from mira_math.generators.card import REPO_PLACEHOLDER, fill_repo_id, published_repo_id, render_readme
 from mira_math.generators.hub_files import CROISSANT, EVAL_YAML, croissant, eval_yaml, registers_benchmark
 from mira_math.generators.layout import DEFAULT_RELEASE as DEFAULT_RELEASE  # re-exported
 from mira_math.generators.layout import SPLIT as SPLIT  # re-exported
-from mira_math.generators.layout import MULTI_HINT, data_path, multi_hint_path
+from mira_math.generators.layout import BLIND, MULTI_HINT, blind_path, data_path, multi_hint_path
 from mira_math.generators.requests import REQUESTS_PATH, render_request_set
 from mira_math.generators.schema import DataError, Instance, read_jsonl
 from mira_math.generators.seeds import PUBLIC, SeedSet
@@ -55,6 +56,21 @@ def multi_hint_seed_set(seed_set: SeedSet, committed: bool = False) -> SeedSet:
     return SeedSet(name, part_master_seed(seed_set, MULTI_HINT)) if committed else SeedSet.named(name)
 
 
+def blind_seed_set(seed_set: SeedSet, committed: bool = False) -> SeedSet:
+    """The seed set of a split's blind tier ("blind-" + the split's name), derived like the
+    two-fact part's: from the name, or for a committed split from its random master seed."""
+    name = f"blind-{seed_set.name}"
+    return SeedSet(name, part_master_seed(seed_set, BLIND)) if committed else SeedSet.named(name)
+
+
+def blind_spec(seed_set: SeedSet, per_type: Optional[Dict[str, int]] = None,
+               committed: bool = False) -> dict:
+    """How ``release_info.json`` names a split's blind tier (what regenerates it)."""
+    part = blind_seed_set(seed_set, committed)
+    return {"seed_set": part.name, "master_seed": part.master_seed,
+            "per_type": dict(per_type or BLIND_PER_TYPE)}
+
+
 def part_master_seed(seed_set: SeedSet, part: str) -> int:
     """A committed split's master seed for one of its parts (``multi_hint``, or a part added
     later): 63 bits of ``sha256`` over the part's name and the split's random master seed."""
@@ -75,7 +91,8 @@ def group_lines(instances: Iterable[Instance], progress: Optional[Callable[[], N
     """Relative path -> file bytes, one JSONL file per family."""
     files: Dict[str, List[str]] = defaultdict(list)
     for inst in instances:
-        path = data_path(inst.family) if inst.k == 1 else multi_hint_path(inst.family)
+        path = (blind_path(inst.family) if inst.blind else
+                data_path(inst.family) if inst.k == 1 else multi_hint_path(inst.family))
         files[path].append(inst.to_json_line())
         if progress:
             progress()
@@ -112,16 +129,28 @@ def _with_multi_hint(info: dict, part: dict, files: Dict[str, bytes], families: 
                          "total": sum(counts.values())}}
 
 
+def _with_blind(info: dict, part: dict, files: Dict[str, bytes], families: Sequence[str]) -> dict:
+    """``release_info.json`` with the blind tier: its seed set, layout and counts after the
+    other parts (docs/decisions/blind-tier.md)."""
+    counts = {n: files[blind_path(n)].count(b"\n") for n in registry.blind_names()
+              if n in families and blind_path(n) in files}
+    return {**info, "release_version": RELEASE_VERSION,
+            BLIND: {**part, "generator_version": BLIND_VERSION, "families": list(counts),
+                    "counts": counts, "total": sum(counts.values())}}
+
+
 def public_split_reference() -> dict:
-    """How a held-out split names the public release it must not overlap (both parts)."""
+    """How a held-out split names the public release it must not overlap (every part)."""
     return {"seed_set": PUBLIC.name, "master_seed": PUBLIC.master_seed,
-            "per_type": dict(PUBLIC_PER_TYPE), MULTI_HINT: multi_hint_spec(PUBLIC)}
+            "per_type": dict(PUBLIC_PER_TYPE), MULTI_HINT: multi_hint_spec(PUBLIC),
+            BLIND: blind_spec(PUBLIC)}
 
 
 def _is_public_reference(ref: dict) -> bool:
-    """The public release as a held-out split built before or after release 1.2.0 names it."""
-    return {k: v for k, v in ref.items() if k != MULTI_HINT} == \
-        {k: v for k, v in public_split_reference().items() if k != MULTI_HINT}
+    """The public release as a held-out split built before or after release 1.2.0 (or 1.4.0)
+    names it."""
+    return {k: v for k, v in ref.items() if k not in (MULTI_HINT, BLIND)} == \
+        {k: v for k, v in public_split_reference().items() if k not in (MULTI_HINT, BLIND)}
 
 
 def split_references(folders: Sequence[Path]) -> List[dict]:
@@ -141,6 +170,8 @@ def split_references(folders: Sequence[Path]) -> List[dict]:
         if info.get(MULTI_HINT):
             ref[MULTI_HINT] = {k: info[MULTI_HINT][k] for k in ("k", "seed_set", "master_seed",
                                                                  "per_type")}
+        if info.get(BLIND):
+            ref[BLIND] = {k: info[BLIND][k] for k in ("seed_set", "master_seed", "per_type")}
         if info.get("disjoint_from") and info["disjoint_from"] != [public_split_reference()]:
             ref["disjoint_from"] = list(info["disjoint_from"])
         if ref not in refs and not _is_public_reference(ref):
@@ -172,7 +203,20 @@ def _split_keys(ref_text: str) -> frozenset:
         multi = _multi_hint_split(part, ref.get("families"), ref.get("difficulties", (1, 2, 3)),
                                   excluded_keys(inner) | keys)
         keys |= frozenset(k for inst in multi for k in instance_keys(inst))
+    tier = ref.get(BLIND)
+    if tier:
+        rows = _blind_split(tier, ref.get("families"), ref.get("difficulties", (1, 2, 3)),
+                            excluded_keys(inner) | keys)
+        keys |= frozenset(k for inst in rows for k in instance_keys(inst))
     return keys
+
+
+def _blind_split(part: dict, families: Optional[Sequence[str]], difficulties: Sequence[int],
+                 exclude: Set[str]) -> List[Instance]:
+    """A split's blind tier, disjoint from ``exclude`` (its other parts and every split it was
+    declared disjoint from)."""
+    return list(build_blind_split(SeedSet(part["seed_set"], part["master_seed"]), part["per_type"],
+                                  families, difficulties, exclude))
 
 
 def _multi_hint_split(part: dict, families: Optional[Sequence[str]], difficulties: Sequence[int],
@@ -187,22 +231,29 @@ def render_release(seed_set: SeedSet, per_type: Dict[str, int], families: Sequen
                    difficulties: Sequence[int] = (1, 2, 3),
                    progress: Optional[Callable[[], None]] = None,
                    disjoint_from: Sequence[dict] = (),
-                   multi_hint: Optional[dict] = None, commit_reveal: bool = False) -> Dict[str, bytes]:
+                   multi_hint: Optional[dict] = None, commit_reveal: bool = False,
+                   blind: Optional[dict] = None) -> Dict[str, bytes]:
     """Every file of the release folder (card, croissant.json, eval.yaml for the public release,
     the responder-check request set, and checksums included), in memory; with ``multi_hint``
     (a :func:`multi_hint_spec`) also the two-fact part, disjoint from the one-fact part and from
-    every split in ``disjoint_from``."""
+    every split in ``disjoint_from``; with ``blind`` (a :func:`blind_spec`) the blind tier,
+    disjoint from both."""
     exclude = excluded_keys(disjoint_from)
     split = list(build_split(seed_set, per_type, families, difficulties, exclude))
     if multi_hint:
         keys = exclude | {k for inst in split for k in instance_keys(inst)}
         split += _multi_hint_split(multi_hint, families, difficulties, keys)
+    if blind:
+        keys = exclude | {k for inst in split for k in instance_keys(inst)}
+        split += _blind_split(blind, families, difficulties, keys)
     files = group_lines(split, progress)
     if has_request_set(seed_set, families, difficulties):
-        files[REQUESTS_PATH] = render_request_set(split)
+        files[REQUESTS_PATH] = render_request_set([i for i in split if not i.blind])
     info = release_info(seed_set, per_type, files, families, difficulties, disjoint_from, commit_reveal)
     if multi_hint:
         info = _with_multi_hint(info, multi_hint, files, families)
+    if blind:
+        info = _with_blind(info, blind, files, families)
     files[RELEASE_INFO] = (json.dumps(info, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     files[README] = render_readme(info, files).encode("utf-8")
     files[CROISSANT] = croissant(info, files).encode("utf-8")
@@ -429,8 +480,11 @@ def verify_release(folder: Path, progress: Optional[Callable[[], None]] = None) 
     seed_set = SeedSet(info["seed_set"], info["master_seed"])
     part = info.get(MULTI_HINT)
     spec = {k: part[k] for k in ("k", "seed_set", "master_seed", "per_type")} if part else None
+    tier = info.get(BLIND)
+    tier_spec = {k: tier[k] for k in ("seed_set", "master_seed", "per_type")} if tier else None
     expected = render_release(seed_set, info["per_type"], info["families"], info["difficulties"],
-                              progress, info.get("disjoint_from", []), spec, info.get("commit_reveal") is True)
+                              progress, info.get("disjoint_from", []), spec, info.get("commit_reveal") is True,
+                              tier_spec)
     readme = folder / README      # a published copy names its repo in the card: the same release
     repo_id = published_repo_id(readme.read_text(encoding="utf-8", errors="replace")) if readme.is_file() else None
     if repo_id:
@@ -461,6 +515,9 @@ def public_release_problems(info: dict) -> List[str]:
     spec = multi_hint_spec(PUBLIC)
     if {key: part.get(key) for key in spec} != spec:
         problems.append(f"{MULTI_HINT} is not the public release's two-fact part {spec}")
+    tier, tier_spec = info.get(BLIND) or {}, blind_spec(PUBLIC)
+    if {key: tier.get(key) for key in tier_spec} != tier_spec:
+        problems.append(f"{BLIND} is not the public release's blind tier {tier_spec}")
     return problems
 
 
@@ -498,6 +555,11 @@ def family_files(folder: Path) -> List[Path]:
     return [folder / data_path(n) for n in registry.names() if (folder / data_path(n)).is_file()]
 
 
+def blind_files(folder: Path) -> List[Path]:
+    """The blind-tier files present in a release folder, in release order."""
+    return [folder / blind_path(n) for n in registry.blind_names() if (folder / blind_path(n)).is_file()]
+
+
 def multi_hint_files(folder: Path) -> List[Path]:
     """The two-fact JSONL files of a release folder, in registry order."""
     return [folder / multi_hint_path(n) for n in registry.multi_hint_names()
@@ -506,4 +568,4 @@ def multi_hint_files(folder: Path) -> List[Path]:
 
 __all__ = ["render_release", "write_release", "verify_release", "check_manifest", "read_jsonl",
            "restore_interrupted",
-           "family_files", "multi_hint_files", "data_path"]
+           "family_files", "multi_hint_files", "blind_files", "data_path"]

@@ -33,6 +33,8 @@ class _InstanceFields(NamedTuple):
     canonical: frozenset                    # the hint constraints (canonical lines)
     key: Tuple[str, str]                    # (seed set, id): read several times per transcript
     groups: Tuple[frozenset, ...]           # the canonical lines of each needed fact (k groups)
+    irrelevant: frozenset                   # blind tier: the holder lines of irrelevant gaps
+    blind: bool                             # a blind-tier row (its k may be 0: a control)
 
 
 class InstanceInfo(_InstanceFields):
@@ -44,16 +46,21 @@ class InstanceInfo(_InstanceFields):
 
     def __new__(cls, seed_set: str, id: str, family: str, type: str, difficulty: int,  # noqa: A002
                 candidate_answers: Optional[int], canonical: frozenset,
-                groups: Optional[Tuple[frozenset, ...]] = None) -> "InstanceInfo":
+                groups: Optional[Tuple[frozenset, ...]] = None, irrelevant: frozenset = frozenset(),
+                blind: bool = False) -> "InstanceInfo":
+        needed = groups if blind else (groups or (canonical,))   # a blind control needs nothing
         return tuple.__new__(cls, (seed_set, id, family, type, difficulty, candidate_answers, canonical,
-                                   (seed_set, id), groups or (canonical,)))
+                                   (seed_set, id), needed, irrelevant, blind))
 
     @classmethod
     def of(cls, inst: Instance) -> "InstanceInfo":
         """What scoring reads of a full instance (an episode's, in the integrations)."""
+        irrelevant = frozenset(h.constraint for h in inst.hints
+                               if inst.gaps is not None and h.slot in inst.gaps.irrelevant)
         return cls(inst.seed_set, inst.id, inst.family, inst.type, inst.difficulty,
                    inst.candidate_answers or None, frozenset(h.constraint for h in inst.hints),
-                   tuple(frozenset(h.constraint for h in g) for g in inst.groups()))
+                   tuple(frozenset(h.constraint for h in g) for g in inst.groups()), irrelevant,
+                   inst.blind)
 
 
 
@@ -79,9 +86,23 @@ def read_instance_info(row: Any, where: Any) -> InstanceInfo:
         if type(line) is not str:
             check_field(h.get("constraint") if isinstance(h, dict) else None, (str,), _where(where), "hints.constraint")
         canonical.append(line)
+    if "gaps" in row:
+        needed, irrelevant = _blind_groups(get("gaps"), hints, where)
+        return InstanceInfo(intern(seed_set), tid, intern(family), intern(type_), difficulty, cand or None,
+                            frozenset(canonical), needed, irrelevant, True)
     return InstanceInfo(intern(seed_set), tid, intern(family), intern(type_), difficulty, cand or None,
                         frozenset(canonical),         # one copy of the repeated strings: 180 bytes a line
                         _groups(get("hint_groups"), hints, where) if "hint_groups" in row else None)
+
+
+def _blind_groups(gaps: Any, hints: List[Any], where: Any) -> Tuple[Tuple[frozenset, ...], frozenset]:
+    """A blind-tier row's needed facts (one group per needed slot) and irrelevant lines."""
+    by_slot = {h.get("slot"): h.get("constraint") for h in hints if type(h) is dict}
+    needed, irrelevant = (gaps.get("needed"), gaps.get("irrelevant")) if type(gaps) is dict else (None, None)
+    if not all(type(x) is list and all(s in by_slot for s in x) for x in (needed, irrelevant)):
+        raise ScoringError(f"{_where(where)}: field 'gaps': expected needed and irrelevant lists of hint slots")
+    return (tuple(frozenset([by_slot[s]]) for s in needed),   # type: ignore[union-attr]
+            frozenset(by_slot[s] for s in irrelevant))        # type: ignore[union-attr]
 
 
 def _groups(groups: Any, hints: List[Any], where: Any) -> Tuple[frozenset, ...]:

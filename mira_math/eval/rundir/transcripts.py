@@ -58,6 +58,16 @@ class InstanceStats:
     facts_needed: int = 1                  # k: the facts (hint groups) the view lacks
     facts_acquired: int = 0                # groups with a canonical offer
     new_fact_offers: int = 0               # canonical offers of a group not yet acquired
+    blind: bool = False                    # a blind-tier row (facts_needed 0: a control)
+    irrelevant_offers: int = 0             # offers of an irrelevant gap's line
+    has_irrelevant: bool = False           # the row has an irrelevant gap
+    guessed: bool = False                  # answered before every needed fact was acquired
+
+    @property
+    def over_asks(self) -> int:
+        """Unnecessary requests: every request on a row that needs nothing (a control), else
+        each offer of an irrelevant gap's line."""
+        return self.requests if self.facts_needed == 0 else self.irrelevant_offers
 
     @property
     def sample_key(self) -> Tuple[str, str, int]:
@@ -152,10 +162,12 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
     first_canonical = first_offered = False
     before_first: Optional[int] = None
     last_answer: Any = None
-    hints = info.canonical
+    hints = info.canonical - info.irrelevant if info.irrelevant else info.canonical   # needed lines
     groups = info.groups
     acquired: set = set()
-    new_facts = 0
+    new_facts = irrelevant_offers = 0
+    irrelevant = info.irrelevant
+    guessed = False
     for n, turn in enumerate(turns):                # the hot loop: checks inline, helpers on failure
         if type(turn) is not dict:
             check_field(turn, (dict,), where, f"turns[{n}]")
@@ -168,6 +180,7 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
                 format_errors += 1
             elif action == "answer":
                 last_answer = turn
+                guessed = len(acquired) < len(groups)
             solver_turns += 1
             meta = turn.get("meta")
             usage = meta.get("usage") if type(meta) is dict else None
@@ -207,7 +220,9 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
             requests += 1
             offers += is_offer
             canonical += is_canonical
-            if is_canonical:
+            if is_offer and line in irrelevant:
+                irrelevant_offers += 1
+            elif is_canonical:
                 group = next(g for g, lines in enumerate(groups) if line in lines)
                 if group not in acquired:
                     acquired.add(group)
@@ -223,7 +238,8 @@ def instance_stats(row: Any, info: InstanceInfo, where: str = "transcript") -> I
         tokens_num, tokens_den, answered, answered and not correct and parsed is None,
         answered and _answer_source(row, last_answer, where) == "fallback",
         info.candidate_answers, epoch, raw_fallbacks, prompt, completion, reasoning, usage_turns,
-        reasoning_turns, solver_turns, len(groups), len(acquired), new_facts)
+        reasoning_turns, solver_turns, len(groups), len(acquired), new_facts, info.blind,
+        irrelevant_offers, bool(irrelevant), guessed and answered)
 
 
 
