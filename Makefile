@@ -38,8 +38,15 @@ demo: venv
 	$(BIN)/mira-math eval --config multi_hint --solver noask --out build/runs-k2/noask
 	$(BIN)/mira-math score build/runs-k2/reference build/runs-k2/first-fact build/runs-k2/noask
 	$(BIN)/mira-math report build/runs-k2/reference build/runs-k2/first-fact build/runs-k2/noask --out build/report-k2
+	# The blind tier: the solver is not told whether anything is missing; the floors
+	rm -rf build/runs-blind build/report-blind
+	$(BIN)/mira-math eval --config blind --protocol blind --solver reference --out build/runs-blind/reference
+	$(BIN)/mira-math eval --config blind --protocol blind --solver ask-all --out build/runs-blind/ask-all
+	$(BIN)/mira-math eval --config blind --protocol blind --solver noask --out build/runs-blind/noask
+	$(BIN)/mira-math score build/runs-blind/reference build/runs-blind/ask-all build/runs-blind/noask
+	$(BIN)/mira-math report build/runs-blind/reference build/runs-blind/ask-all build/runs-blind/noask --out build/report-blind
 	@echo "report: build/report/report.md (tables: build/report/results.md, results.tex); transcripts: open build/view/index.html"
-	@echo "two missing facts: build/report-k2/report.md"
+	@echo "two missing facts: build/report-k2/report.md; the blind tier: build/report-blind/report.md"
 
 # The viewer's browser test drives the system's chromium (playwright never downloads a browser).
 # Installed with apt only where that needs no password (root, or sudo -n); elsewhere the browser

@@ -45,7 +45,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter, argparse.ArgumentDefau
 
 def version() -> str:
     """The software's version, the committed release's version (with the generator versions
-    of its one-fact and two-fact rows) and the protocol's."""
+    of its one-fact, two-fact and blind-tier rows) and the protocol's."""
     import json
 
     from mira_math._version import __version__
@@ -54,8 +54,8 @@ def version() -> str:
 
     try:
         info = json.loads((DEFAULT_RELEASE / "release_info.json").read_text(encoding="utf-8"))
-        part = info.get("multi_hint") or {}
-        gens = info["generator_version"] + (f", {part['generator_version']}" if part else "")
+        parts = [info.get(name) or {} for name in ("multi_hint", "blind")]
+        gens = ", ".join([info["generator_version"]] + [p["generator_version"] for p in parts if p])
         release = (f"release {info.get('release_version', info['generator_version'])} "
                    f"({info['seed_set']}; generators {gens})")
     except (OSError, ValueError, KeyError, TypeError):

@@ -389,7 +389,7 @@ METRIC_ROWS: List[Metric] = [
     Metric("trace_all_facts_wrong", lambda t: share(t["trace_all_facts_wrong"], t.n), "k-fact "
            "trace: share answered wrong with every fact acquired (the four shares with "
            "trace_correct sum to 1)"),
-    # the blind tier (docs/decisions/blind-tier.md): None for a group without its rows
+    # the blind tier (docs/decisions/data-blind-tier.md): None for a group without its rows
     Metric("blind_n", lambda t: t["blind"], "blind-tier transcripts scored"),
     *proportion("minimal_accuracy", "minimal_correct", "blind", "blind tier: share answered "
                 "correctly with no unnecessary request (the tier's headline)",

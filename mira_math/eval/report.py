@@ -106,6 +106,37 @@ def _chance(m: Optional[GroupMetrics]) -> float:
     return float("nan") if m is None or not m.chance_n else _pct_value(m, "chance_all")
 
 
+def blind_tier(scores: Sequence[RunScores]) -> bool:
+    """Whether a run holds blind-tier rows (its section and figure are then drawn)."""
+    return any(s.overall.blind_n for s in scores)
+
+
+BLIND_BARS = (("accuracy", "accuracy"), ("minimal_accuracy", "minimal: correct, no unnecessary request"),
+              ("ask_decision_accuracy", "ask decision right"), ("over_ask_rate", "over-asked"),
+              ("guess_rate", "guessed (answered before every needed fact)"))
+
+
+def draw_blind(ax, scores: Sequence[RunScores]) -> None:
+    """The blind tier per run: accuracy, minimal accuracy, ask-decision accuracy, over-asks and
+    guesses, each with its value on the bar."""
+    import numpy as np
+
+    width = 0.8 / len(BLIND_BARS)
+    x = np.arange(len(scores))
+    for i, (name, text) in enumerate(BLIND_BARS):
+        values = np.array([_pct_value(s.overall, name) for s in scores])
+        pos = x + (i - (len(BLIND_BARS) - 1) / 2) * width
+        ax.bar(pos, np.nan_to_num(values), width, label=text, color=f"C{i}")
+        for p_, v, s_ in zip(pos, values, scores):
+            ax.text(p_, (0 if np.isnan(v) else v) + 1, _pct_text(s_.overall, name), ha="center",
+                    va="bottom", fontsize=7)
+    ax.set_xticks(x, [wrap(s.label) for s in scores], fontsize=8)
+    _percent_axis(ax)
+    ax.set_ylabel("%")
+    ax.set_title("The blind tier: answers, the decision to ask, unnecessary requests, guesses")
+    _legend_below(ax, 3)
+
+
 def two_fact(scores: Sequence[RunScores]) -> bool:
     """Whether a run has instances missing two or more facts (the multi_hint part)."""
     return two_fact_rows(scores)
@@ -393,6 +424,8 @@ FIGURES = [
            lambda sc: (9.0, 1.6 + 0.55 * len(sc) + 0.6)),
     Figure("fig_facts.png", "Two missing facts: facts acquired, precision and Ask-F1", draw_facts,
            lambda sc: (max(8.0, 1.0 + 1.8 * len(sc)), 5.0), two_fact),
+    Figure("fig_blind.png", "The blind tier: minimal answers, ask decisions, over-asks, guesses",
+           draw_blind, lambda sc: (max(8.0, 1.0 + 2.2 * len(sc)), 5.4), blind_tier),
 ]
 
 
@@ -512,6 +545,25 @@ def render_markdown(scores: Sequence[RunScores], comparisons: Sequence[Compariso
                              interval_cell(o(s), "all_facts_rate"), pct(o(s).partial_credit),
                              pct(o(s).ask_precision), pct(o(s).ask_f1), facts_trace_cell(o(s))] for s in scores]),
                   figure("fig_facts.png")]
+    if blind_tier(scores):
+        parts += ["## The blind tier",
+                  "The solver is not told whether anything is missing (docs/decisions/data-blind-tier.md). "
+                  "minimal: correct with no unnecessary request (a request on a control, an offer of an "
+                  "irrelevant gap's line); ask decision: asked iff the row needs a fact; over-ask: rows "
+                  "with an unnecessary request; controls asked and irrelevant gaps asked: shares of "
+                  "those rows; guess: rows needing a fact answered before every needed fact was "
+                  "acquired; ask precision, recall and F1 over the needed facts.",
+                  md_table(["run", "n", "accuracy % [95% CI]", "minimal % [95% CI]",
+                            "ask decision % [95% CI]", "over-ask %", "controls asked %",
+                            "irrelevant gaps asked %", "guess %", "ask P / R / F1 %"],
+                           [[s.label, str(o(s).blind_n), interval_cell(o(s), "accuracy"),
+                             interval_cell(o(s), "minimal_accuracy"),
+                             interval_cell(o(s), "ask_decision_accuracy"), pct(o(s).over_ask_rate),
+                             pct(o(s).control_ask_rate), pct(o(s).irrelevant_ask_rate),
+                             pct(o(s).guess_rate),
+                             f"{pct(o(s).ask_precision)} / {pct(o(s).ask_recall)} / {pct(o(s).ask_f1)}"]
+                            for s in scores]),
+                  figure("fig_blind.png")]
     parts += [
         "## Four-shot minus zero-shot",
     ]

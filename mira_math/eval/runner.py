@@ -319,7 +319,7 @@ def _flag_empty_replies(out: Path, result: "RunResult") -> None:
 
 def check_protocol(protocol: str, regime: str, condition: str, instances: Sequence[Instance]) -> None:
     """The blind protocol runs the blind tier and only it, zero-shot, under the standard
-    condition (docs/decisions/blind-tier.md): one line otherwise."""
+    condition (docs/decisions/data-blind-tier.md): one line otherwise."""
     blind = [inst.blind for inst in instances]
     if protocol == "blind":
         if not all(blind):

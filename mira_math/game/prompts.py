@@ -77,7 +77,7 @@ names several quantities at once, it replies "{decline}" Ask for one missing qua
 request, named precisely in the problem's notation.
 """ + _BUDGET_AND_ANSWER
 
-# The prompt of a blind-tier instance (docs/decisions/blind-tier.md): it never says whether a
+# The prompt of a blind-tier instance (docs/decisions/data-blind-tier.md): it never says whether a
 # fact is missing or how many, and it says what an unnecessary request costs.
 BLIND_SYSTEM_TEMPLATE = """\
 You are solving a math problem. What you are given may be complete, or some facts the answer \

@@ -55,7 +55,7 @@ def configs() -> Dict[str, List[str]]:
     out[f"{MULTI_HINT}_type_b"] = [multi_hint_path(n) for n in registry.multi_hint_names("B")]
     for name in registry.multi_hint_names():
         out[f"{MULTI_HINT}_{name}"] = [multi_hint_path(name)]
-    # the blind tier (docs/decisions/blind-tier.md): its own configs as well
+    # the blind tier (docs/decisions/data-blind-tier.md): its own configs as well
     out[BLIND] = [blind_path(n) for n in registry.blind_names()]
     out[f"{BLIND}_type_a"] = [blind_path(n) for n in registry.blind_names("A")]
     out[f"{BLIND}_type_b"] = [blind_path(n) for n in registry.blind_names("B")]

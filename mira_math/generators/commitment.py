@@ -27,7 +27,7 @@ from typing import Dict, List, Optional
 
 from mira_math.common.errors import MiraError
 from mira_math.generators.card import REPO_PLACEHOLDER
-from mira_math.generators.layout import MULTI_HINT
+from mira_math.generators.layout import BLIND, MULTI_HINT
 from mira_math.generators.release import CHECKSUMS, RELEASE_INFO, read_release_info, verify_release, with_repo_id
 
 COMMITMENT_KIND = "mira-math split commitment"
@@ -55,11 +55,13 @@ def random_master_seed() -> int:
 
 def seed_material(info: dict) -> Dict[str, object]:
     """The fields of ``release_info.json`` a split regenerates from (its seed material): with
-    a two-fact part, that part's seed set, master seed, layout and generator version too."""
+    a two-fact part or a blind tier, each part's seed set, master seed, layout and generator
+    version too."""
     material = {key: info.get(key, [] if key == "disjoint_from" else None) for key in _MATERIAL_KEYS}
-    part = info.get(MULTI_HINT)
-    if isinstance(part, dict):
-        material[MULTI_HINT] = {key: part.get(key) for key in _PART_KEYS}
+    for name, keys in ((MULTI_HINT, _PART_KEYS), (BLIND, _PART_KEYS[1:])):
+        part = info.get(name)
+        if isinstance(part, dict):
+            material[name] = {key: part.get(key) for key in keys}
     return material
 
 

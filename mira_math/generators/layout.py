@@ -42,5 +42,5 @@ BLIND = "blind"
 
 
 def blind_path(family: str) -> str:
-    """A family's blind-tier JSONL file, beside its other files (docs/decisions/blind-tier.md)."""
+    """A family's blind-tier JSONL file, beside its other files (docs/decisions/data-blind-tier.md)."""
     return f"data/{family}/{BLIND}.jsonl"

@@ -99,15 +99,17 @@ def plan(folder: Path, repo_id: str, tag: Optional[str] = None, private: bool = 
 
 def release_message(info: dict) -> str:
     """The upload's commit message: the release version, the seed set and every row it holds
-    (both parts), with each part's generator version."""
+    (every part), with each part's generator version."""
     release = info.get("release_version") or info["generator_version"]
-    part = info.get("multi_hint")
-    if not part:
+    parts = [(name, info[key]) for key, name in (("multi_hint", "two-fact"), ("blind", "blind-tier"))
+             if info.get(key)]
+    if not parts:
         return (f"MIRA-Math {release}: seed set {info['seed_set']}, {info['total']} instances "
                 f"(generator {info['generator_version']})")
-    return (f"MIRA-Math {release}: seed set {info['seed_set']}, {info['total'] + part['total']} "
-            f"instances ({info['total']} one-fact, generator {info['generator_version']}; "
-            f"{part['total']} two-fact, generator {part['generator_version']})")
+    total = info["total"] + sum(part["total"] for _, part in parts)
+    each = "; ".join(f"{part['total']} {name}, generator {part['generator_version']}" for name, part in parts)
+    return (f"MIRA-Math {release}: seed set {info['seed_set']}, {total} instances "
+            f"({info['total']} one-fact, generator {info['generator_version']}; {each})")
 
 
 def staged_files(folder: Path, repo_id: str) -> Dict[str, bytes]:

@@ -56,9 +56,11 @@ MULTI_HINT = (
     "portfolio_variance_missing_corr",
 )
 # The families of the blind tier (a module ``generators.blind.families.<name>`` with a
-# ``FAMILY`` each, docs/decisions/blind-tier.md), in release order: Type A first.
+# ``FAMILY`` each, docs/decisions/data-blind-tier.md), in release order: Type A first.
 BLIND = (
     "circuit_missing_resistance",
+    "linear_system_missing_coeff",
+    "portfolio_variance_missing_corr",
 )
 # The 22 families of v1.1: their ids are one global counter in release order, frozen; a
 # family added later gets ids counted within itself (docs/decisions/harness.md). Written

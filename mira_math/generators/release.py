@@ -131,7 +131,7 @@ def _with_multi_hint(info: dict, part: dict, files: Dict[str, bytes], families: 
 
 def _with_blind(info: dict, part: dict, files: Dict[str, bytes], families: Sequence[str]) -> dict:
     """``release_info.json`` with the blind tier: its seed set, layout and counts after the
-    other parts (docs/decisions/blind-tier.md)."""
+    other parts (docs/decisions/data-blind-tier.md)."""
     counts = {n: files[blind_path(n)].count(b"\n") for n in registry.blind_names()
               if n in families and blind_path(n) in files}
     return {**info, "release_version": RELEASE_VERSION,

@@ -68,7 +68,7 @@ class GapProof:
 
 @dataclass(frozen=True)
 class Gaps:
-    """What a blind-tier row lacks (docs/decisions/blind-tier.md): its kind (``control``,
+    """What a blind-tier row lacks (docs/decisions/data-blind-tier.md): its kind (``control``,
     ``incomplete``, ``irrelevant_gaps``), the slots of its needed facts (none for a control) and
     of its irrelevant gaps, and the proof of each."""
 
@@ -81,7 +81,7 @@ class Gaps:
 BLIND_KINDS = ("control", "incomplete", "irrelevant_gaps")
 # A blind-tier row's request budget: the same for every row, so it tells nothing of what is
 # missing; 3 lets a solver ask for every absent quantity (at most two needed and one
-# irrelevant) and leaves nothing for guessing by asking (docs/decisions/blind-tier.md).
+# irrelevant) and leaves nothing for guessing by asking (docs/decisions/data-blind-tier.md).
 BLIND_BUDGET = 3
 
 

@@ -21,7 +21,7 @@ from mira_math.eval.scoring import COLUMN_VALUES, SCORES_VERSION, Scales, score,
 from mira_math.eval.seams import AsyncSolver, Solver, read_seats
 from mira_math.eval.selection import data_files, load_data
 from mira_math.eval.solver_kinds import SCRIPTED
-from mira_math.eval.solvers import (FirstFactSolver, ModelSolver, NoAskSolver, ReferenceSolver, SamplerSolver,
+from mira_math.eval.solvers import (AskAllSolver, FirstFactSolver, ModelSolver, NoAskSolver, ReferenceSolver, SamplerSolver,
                                     make_solver)
 from mira_math.game.episode import Episode
 from mira_math.game.messages import SolverCall
@@ -57,7 +57,7 @@ def selection():
 def test_scripted_solvers_come_from_one_table():
     assert {k: type(make_solver(k, GenParams(temperature=0.5))) for k in SCRIPTED} == {
         "reference": ReferenceSolver, "noask": NoAskSolver, "sampler": SamplerSolver,
-        "first-fact": FirstFactSolver}
+        "first-fact": FirstFactSolver, "ask-all": AskAllSolver}
     assert make_solver("sampler", GenParams(temperature=0.5)).temperature == 0.5   # type: ignore[attr-defined]
     assert [k for k, kind in SCRIPTED.items() if kind.samples] == ["sampler"]
 

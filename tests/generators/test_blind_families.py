@@ -81,7 +81,11 @@ def test_every_held_quantity_is_named_in_the_view(family):
 
 
 def _named_by_range(slot: str, text: str) -> bool:
-    """``R4`` is named by ``R1, ..., R5`` (a range of the same letter)."""
+    """``R4`` is named by ``R1, ..., R5`` (a range of the same letter); ``A[2][0]`` by the
+    indexed notation ``A[r][c]`` the setup paragraph defines."""
+    template = re.sub(r"\d+", "[a-z]", re.escape(slot))
+    if template != re.escape(slot) and re.search(template, text):
+        return True
     m = re.fullmatch(r"([A-Za-z_]+)(\d+)", slot)
     if not m:
         return False

@@ -42,7 +42,7 @@ DEFAULT_PAGE_SIZE = 1_000        # at most this many transcripts (or instances) 
 PAGE_BYTES = 1 << 20             # and a page is closed once it holds this many bytes (long dialogues)
 DEFAULT_CHUNK_ROWS = 5_000       # table rows per chunk: the page opens on the first one
 ROW_COLUMNS = ("run", "inst", "t", "trace", "unreadable", "fmt", "nonc", "req", "off", "ans", "reason",
-               "id", "fam", "type", "diff", "ep", "k", "facts", "newf")
+               "id", "fam", "type", "diff", "ep", "k", "facts", "newf", "over")
 # a summary entry: family, run, then these counters (errored transcripts only in "errored")
 SUMMARY_COUNTERS = ("n", "no_canonical", "canonical_wrong", "correct", "errored", "format_error_instances",
                     "noncanonical_instances", "requests", "all_facts", "fact_credit", "new_fact_offers",
@@ -368,7 +368,8 @@ class _Builder:
                 k, facts = stats.facts_needed, stats.facts_acquired
                 add_row((index, r, position, trace, 1 if stats.unreadable else 0, fmt, nonc, req, stats.offers,
                          _short(transcript.get("final_answer")), reason, tid, family, instance.type, difficulty,
-                         epoch if type(epoch) is int and epoch >= 0 else 0, k, facts, stats.new_fact_offers))
+                         epoch if type(epoch) is int and epoch >= 0 else 0, k, facts, stats.new_fact_offers,
+                         stats.over_asks if stats.blind else 0))
                 if index >= len(covered):
                     covered.extend(bytes(max(index + 1 - len(covered), len(covered))))
                 covered[index] = 1
@@ -386,7 +387,7 @@ class _Builder:
                     acc[6] += nonc > 0
                     acc[7] += req
                     acc[8] += facts >= k                     # the k-fact metrics, as score counts them
-                    acc[9] += facts * (FACT_SCALE // k)
+                    acc[9] += facts * (FACT_SCALE // k) if k else 0   # a blind control needs none
                     acc[10] += stats.new_fact_offers
                     acc[11] += k > 1
                 if len(tid) > self.id_chars:
@@ -422,9 +423,10 @@ class _Builder:
         chunks = rows = 0
         for batch in self.rows.ordered(self.chunk_rows):             # one chunk per batch
             (inst, run, t, trace, unreadable, fmt, nonc, req, off, ans, reason, tid, family, type_, diff,
-             ep, k, facts, newf) = zip(*batch)
+             ep, k, facts, newf, over) = zip(*batch)
             columns = dict(zip(ROW_COLUMNS, (run, inst, t, trace, unreadable, fmt, nonc, req, off, ans, reason, tid,
-                                             [fam_index[f] for f in family], type_, diff, ep, k, facts, newf),
+                                             [fam_index[f] for f in family], type_, diff, ep, k, facts, newf,
+                                             over),
                                strict=True))
             chunks = self._chunk(chunks, columns)
             rows += len(batch)

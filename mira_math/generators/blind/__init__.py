@@ -1,4 +1,4 @@
-"""The blind tier (docs/decisions/blind-tier.md): instances of three kinds mixed in one split,
+"""The blind tier (docs/decisions/data-blind-tier.md): instances of three kinds mixed in one split,
 the solver not told which. A *control* is determined by its view (some lack an irrelevant
 quantity: the right play is still to answer at once); an *incomplete* instance lacks one or
 two needed facts; an *irrelevant-gaps* instance lacks needed facts and also a quantity whose

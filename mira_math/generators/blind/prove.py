@@ -1,5 +1,5 @@
 """The blind tier's proofs, made when an instance is built and redone from the stored record
-by the validator (docs/decisions/blind-tier.md).
+by the validator (docs/decisions/data-blind-tier.md).
 
 For a row with needed slots N and irrelevant gaps G (true values elsewhere):
 

@@ -12,7 +12,7 @@
   var pages = { t: {}, i: {}, r: {} }, waiting = { t: {}, i: {}, r: {} };
   var filtered = new Int32Array(0), selPos = -1, selRow = -1, cmpRun = -1;
   var R = null, chunkLoaded = [], chunksLoaded = 0, busy = 0;   // the table's columns, filled chunk by chunk
-  var NUMERIC = ["run", "inst", "t", "trace", "unreadable", "fmt", "nonc", "req", "off", "fam", "diff", "ep", "k", "facts", "newf"];
+  var NUMERIC = ["run", "inst", "t", "trace", "unreadable", "fmt", "nonc", "req", "off", "fam", "diff", "ep", "k", "facts", "newf", "over"];
   var TEXT = ["ans", "reason", "id", "type"];
   var $ = function (id) { return document.getElementById(id); };
 
@@ -296,6 +296,7 @@
       if (R.fmt[k]) flags.appendChild(flag("fmt", "F" + R.fmt[k], R.fmt[k] + " format error(s)"));
       if (R.nonc[k]) flags.appendChild(flag("noncanon", "N" + R.nonc[k], R.nonc[k] + " noncanonical offer(s)"));
       if (R.unreadable[k]) flags.appendChild(flag("", "U", "unreadable answer"));
+      if (R.over && R.over[k]) flags.appendChild(flag("noncanon", "O" + R.over[k], R.over[k] + " unnecessary request(s) (blind tier)"));
       fam.title = D.families[R.fam[k]];
       add(row, add(el("span", "c-run"), runDot(R.run[k])), el("span", "c-id", R.id[k]), el("span", "c-ep", R.ep[k]), fam, el("span", "c-t", R.type[k]),
         el("span", "c-d", R.diff[k]), trace, flags, el("span", "c-ro", R.req[k] + "/" + R.off[k]),
