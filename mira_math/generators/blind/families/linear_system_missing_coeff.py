@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from typing import List, Mapping, Optional, Sequence
+from typing import Any, List, Mapping, Optional, Sequence
 
 from mira_math.generators.blind.contract import BlindFamily, Domain, Finite, Latent, Reject, Setting
 
@@ -24,7 +24,7 @@ def _bound(level: int) -> int:
     return 4 + 3 * (level - 1)
 
 
-def _solve(a: Sequence[Sequence[Fraction]], b: Sequence[Fraction]) -> Optional[List[Fraction]]:
+def _solve(a: Sequence[Sequence[Any]], b: Sequence[Any]) -> Optional[List[Fraction]]:
     """The unique solution by exact Gauss-Jordan elimination, or None when A is singular."""
     n = len(a)
     m = [list(map(Fraction, row)) + [Fraction(b[r])] for r, row in enumerate(a)]
