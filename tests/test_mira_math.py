@@ -27,6 +27,11 @@ def expected_rows(counts) -> dict:
             "multi_hint": counts.multi_hint_total, "multi_hint_type_a": counts.multi_hint_by_type["A"],
             "multi_hint_type_b": counts.multi_hint_by_type["B"],
             **{f"multi_hint_{n}": c for n, c in counts.multi_hint.items()},
+            # the blind tier (a type's config only where the tier has families of that type)
+            "blind": counts.blind_total,
+            **{f"blind_type_{t.lower()}": sum(c for n, c in counts.blind.items() if registry.type_of(n) == t)
+               for t in ("A", "B") if any(registry.type_of(n) == t for n in counts.blind)},
+            **{f"blind_{n}": c for n, c in counts.blind.items()},
             # the labelled request set: its own config, one request a line
             "responder_check": (RELEASE / REQUESTS_PATH).read_bytes().count(b"\n")}
 
@@ -42,15 +47,17 @@ def test_configs_cover_types_and_every_family():
     assert list(cfg)[:3] == ["all", "type_a", "type_b"]
     assert set(cfg) == {"all", "type_a", "type_b", *registry.names(), "multi_hint", "multi_hint_type_a",
                         "multi_hint_type_b", *(f"multi_hint_{n}" for n in registry.multi_hint_names()),
+                        "blind", "blind_type_a", "blind_type_b", *(f"blind_{n}" for n in registry.blind_names()),
                         "responder_check"}
     assert cfg["all"] == cfg["type_a"] + cfg["type_b"]
     assert cfg["multi_hint"] == cfg["multi_hint_type_a"] + cfg["multi_hint_type_b"]
+    assert cfg["blind"] == cfg["blind_type_a"] + cfg["blind_type_b"]
 
 
 def test_card_yaml_parses_and_matches_the_release(expected_rows):
     meta = _front_matter()
     assert meta["license"] == "cc-by-4.0" and meta["pretty_name"] == "MIRA-Math"
-    assert [c["config_name"] for c in meta["configs"]] == list(mira_math.configs())
+    assert [c["config_name"] for c in meta["configs"]] == [n for n, files in mira_math.configs().items() if files]
     assert [c.get("default", False) for c in meta["configs"]].count(True) == 1
     sizes = {i["config_name"]: i["splits"][0]["num_examples"] for i in meta["dataset_info"]}
     assert sizes == expected_rows
@@ -60,6 +67,8 @@ def test_card_yaml_parses_and_matches_the_release(expected_rows):
                      "candidate_answers", "latent"]
     multi = next(i for i in meta["dataset_info"] if i["config_name"] == "multi_hint")
     assert [f["name"] for f in multi["features"]] == names + ["hint_groups"]
+    blind = next(i for i in meta["dataset_info"] if i["config_name"] == "blind")
+    assert [f["name"] for f in blind["features"]] == names + ["gaps"]
 
 
 def test_card_body_is_the_datasheet():
@@ -80,7 +89,7 @@ def test_yaml_emitter_round_trips_awkward_strings():
     assert yaml.safe_load("\n".join(_yaml(value))) == value
 
 
-@pytest.mark.parametrize("config", list(mira_math.configs()))
+@pytest.mark.parametrize("config", [n for n, files in mira_math.configs().items() if files])
 def test_load_dataset_every_config(config, expected_rows, tmp_path, monkeypatch):
     from datasets import load_dataset
 
@@ -96,6 +105,9 @@ def test_load_dataset_every_config(config, expected_rows, tmp_path, monkeypatch)
     assert ("hint_groups" in ds.features) == config.startswith("multi_hint")
     if config.startswith("multi_hint"):
         assert all(len(groups) == 2 for groups in ds["hint_groups"])
+    assert ("gaps" in ds.features) == config.startswith("blind")
+    if config.startswith("blind"):     # the proofs' optional degree reads back as null or an int
+        assert {g["kind"] for g in ds["gaps"]} == {"control", "incomplete", "irrelevant_gaps"}
 
 
 def test_load_dataset_default_config_is_all(counts, tmp_path, monkeypatch):

@@ -16,13 +16,15 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar, Dict, List, Mapping, Optional, Union
 
+from mira_math.generators.family import Reject as FamilyReject
 from mira_math.verifiers.exact import AnswerType, Value
 
 Latent = Dict[str, Any]
 
 
-class Reject(Exception):
-    """Raised inside ``generate`` to resample a degenerate draw."""
+# Raised inside ``generate`` to resample a degenerate draw: the one-fact families' own, so a
+# helper shared with them (a correlation draw, say) rejects a draw here too.
+Reject = FamilyReject
 
 
 @dataclass(frozen=True)
