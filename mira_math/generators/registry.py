@@ -58,8 +58,11 @@ MULTI_HINT = (
 # The families of the blind tier (a module ``generators.blind.families.<name>`` with a
 # ``FAMILY`` each, docs/decisions/data-blind-tier.md), in release order: Type A first.
 BLIND = (
+    "birth_death_missing_rate",
     "circuit_missing_resistance",
+    "laplace_grid",
     "linear_system_missing_coeff",
+    "markov_missing_transition",
     "portfolio_variance_missing_corr",
 )
 # The 22 families of v1.1: their ids are one global counter in release order, frozen; a
