@@ -59,6 +59,7 @@ MULTI_HINT = (
 # ``FAMILY`` each, docs/decisions/data-blind-tier.md), in release order: Type A first.
 BLIND = (
     "birth_death_missing_rate",
+    "crt_reconstruction",
     "circuit_missing_resistance",
     "laplace_grid",
     "linear_system_missing_coeff",
