@@ -58,6 +58,7 @@ MULTI_HINT = (
 # The families of the blind tier (a module ``generators.blind.families.<name>`` with a
 # ``FAMILY`` each, docs/decisions/data-blind-tier.md), in release order: Type A first.
 BLIND = (
+    "bayes_missing_prior",
     "birth_death_missing_rate",
     "crt_reconstruction",
     "circuit_missing_resistance",

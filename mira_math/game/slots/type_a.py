@@ -26,7 +26,8 @@ from mira_math.game.slots.engine import (IDX, NA, NB, NBL, NUM, ORD, NotationDoc
          r"`P(H\|E)`; posterior (probability); probability of H given E"),
         ("others",
          "`P(¬H)` (also marginal probability of not H), `P(E)` (marginal probability of E, marginal probability), "
-         r"`P(¬E\|¬H)` (specificity), `likelihood ratio`; any `P(A\|B)` over H, E and their complements"),
+         r"`P(¬E\|¬H)` (specificity), `likelihood ratio`; any `P(A\|B)` over H, E and their complements; "
+         r"`P(F\|H)`, `P(F\|¬H)` (a second, untaken test F: the blind tier)"),
     ),
     held="P(H)",
     offered=(
@@ -52,8 +53,10 @@ def _bayes() -> List[Tuple[str, SlotSpec]]:
     events = (   # canonical event, pattern; complements first so "not H" is not read as "H"
         ("¬H", r"(?:¬|~|!|not\s*|neg\s*)\s*H|H\s*(?:\^\s*c|c|')"),
         ("¬E", r"(?:¬|~|!|not\s*|neg\s*)\s*E|E\s*(?:\^\s*c|c|')"),
+        ("¬F", r"(?:¬|~|!|not\s*|neg\s*)\s*F|F\s*(?:\^\s*c|c|')"),   # F: the blind tier's untaken test
         ("H", r"H"),
         ("E", r"E"),
+        ("F", r"F"),
     )
     prob = NB + r"(?:P|Pr|Prob)\s*[(\[]\s*"
     given = r"\s*(?:\||given)\s*"
