@@ -16,7 +16,7 @@ def test_citation_names_the_software_and_release_versions_and_the_paper(release_
     assert cff["cff-version"] == "1.2.0" and cff["version"] == __version__
     (dataset,) = [r for r in cff["references"] if r["type"] == "dataset"]
     assert dataset["version"] == RELEASE_VERSION == release_info["release_version"]
-    total = release_info["total"] + release_info["multi_hint"]["total"]
+    total = release_info["total"] + release_info["multi_hint"]["total"] + release_info["blind"]["total"]
     assert f"Release {RELEASE_VERSION}, seed set {release_info['seed_set']}" in dataset["notes"]
     assert f"{total:,} instances" in dataset["notes"] and f"generator {MULTI_HINT_VERSION}" in dataset["notes"]
     assert cff["preferred-citation"]["title"] == ("MIRA-Math: A Benchmark for Minimal Information "

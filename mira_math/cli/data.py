@@ -250,7 +250,7 @@ class BlindProofTally:
     def add(self, inst: Any) -> List[str]:
         import time
 
-        from mira_math.generators.blind.prove import prove_instance
+        from mira_math.generators.blind.validate import prove_instance
         from mira_math.generators.validate import Failure
 
         start = time.perf_counter()

@@ -251,7 +251,7 @@ def _check_record(inst: Instance, path: Path, number: int, validate: bool = True
     if not validate:
         return
     if inst.blind:      # the blind tier's proofs, redone from the record
-        from mira_math.generators.blind.prove import prove_instance
+        from mira_math.generators.blind.validate import prove_instance
 
         try:
             family = registry.get_blind(inst.family)

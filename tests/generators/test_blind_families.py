@@ -17,7 +17,7 @@ from mira_math.game.responders.base import ResponderCall
 from mira_math.game.responders.rules import decide
 from mira_math.generators import registry
 from mira_math.generators.blind.build import PLAN, build_blind_split, plan_of
-from mira_math.generators.blind.prove import prove_instance
+from mira_math.generators.blind.validate import prove_instance
 from mira_math.generators.schema import Instance, instance_from_dict
 from mira_math.generators.seeds import SeedSet
 

@@ -192,10 +192,10 @@ def test_every_place_states_the_same_versions(capsys, tmp_path, regenerate_once)
         main(["--version"])
     printed = capsys.readouterr().out
     assert f"release {RELEASE_VERSION} (public-20-50; generators {GENERATOR_VERSION}, " \
-           f"{MULTI_HINT_VERSION})" in printed
+           f"{MULTI_HINT_VERSION}, {info['blind']['generator_version']})" in printed
     the_plan = plan(DEFAULT_RELEASE, "owner/mira-math", tag=f"v{RELEASE_VERSION}")
     assert the_plan.commit_message.startswith(f"MIRA-Math {RELEASE_VERSION}: ")
-    assert f"{info['total'] + part['total']} instances" in the_plan.commit_message
+    assert f"{info['total'] + part['total'] + info['blind']['total']} instances" in the_plan.commit_message
     from mira_math.generators.publish import PublishError
 
     with pytest.raises(PublishError, match=f"its tag is v{RELEASE_VERSION}"):

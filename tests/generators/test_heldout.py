@@ -27,7 +27,9 @@ def test_heldout_is_complete_and_verifies(heldout, release_info):
     assert info["disjoint_from"] == [{"seed_set": "public-20-50", "master_seed": 20260101,
                                       "per_type": {"A": 20, "B": 50},
                                       "multi_hint": {k: read_release_info(RELEASE)["multi_hint"][k]
-                                                     for k in ("k", "seed_set", "master_seed", "per_type")}}]
+                                                     for k in ("k", "seed_set", "master_seed", "per_type")},
+                                      "blind": {k: read_release_info(RELEASE)["blind"][k]
+                                                for k in ("seed_set", "master_seed", "per_type")}}]
     part = info["multi_hint"]          # the two-fact part has its own held-out seed set
     assert part["seed_set"] == "multi-hint-heldout-test" and part["total"] == \
         read_release_info(RELEASE)["multi_hint"]["total"]
@@ -139,7 +141,7 @@ def test_check_disjoint_ignores_the_domain_line_and_level(heldout, tmp_path, cap
 def test_validate_over_release_and_heldout_keys_ids_on_the_seed_set(heldout, capsys, counts):
     # Both folders hold bay-000000 (held-out splits reuse the public ids): not a duplicate.
     assert main(["validate", str(RELEASE), str(heldout)]) == 0
-    total = counts.total + counts.multi_hint_total   # both parts
+    total = counts.total + counts.multi_hint_total + counts.blind_total   # every part
     assert f"validated {2 * total} instances" in capsys.readouterr().out
 
 

@@ -41,8 +41,10 @@ def test_plan_lists_every_file_with_size_and_sha256(counts):
         if path not in ("README.md", "CHECKSUMS.sha256", "croissant.json"):   # these name the repo
             assert data == (RELEASE / path).read_bytes()
         assert size == len(data) and sha == hashlib.sha256(data).hexdigest()
-    two_fact = counts.info["multi_hint"]["total"]      # both parts, each with its generator
-    assert f"{counts.total + two_fact} instances ({counts.total} one-fact" in plan.commit_message
+    two_fact = counts.info["multi_hint"]["total"]      # every part, each with its generator
+    assert f"{counts.total + two_fact + counts.blind_total} instances ({counts.total} one-fact" \
+        in plan.commit_message
+    assert f"{counts.blind_total} blind-tier, generator" in plan.commit_message
 
 
 def test_publish_creates_uploads_and_tags(api):
