@@ -28,17 +28,19 @@ TYPES = ("A", "B")
 
 def release_instances(family: Optional[str] = None, type: Optional[str] = None,
                       data: Union[str, Path, None] = None, ids: Optional[Sequence[str]] = None,
-                      limit: Optional[int] = None, shard: Optional[tuple] = None) -> List[Instance]:
+                      limit: Optional[int] = None, shard: Optional[tuple] = None,
+                      config: Optional[str] = None) -> List[Instance]:
     """The instances ``mira-math eval`` would run, in the same order and with the same checks
     (checksums, schema, validators): the committed release, or ``data`` (a release folder or
-    a JSONL file, e.g. a held-out split); optionally one family or one type (``A``/``B``)."""
+    a JSONL file, e.g. a held-out split); optionally one family or one type (``A``/``B``), or a
+    dataset ``config`` of the release (``blind`` for the blind tier, say)."""
     from mira_math.eval.selection import data_files, load_data
 
     if type is not None and type.upper() not in TYPES:
         raise ValueError(f"unknown type {type!r}: use A or B")
     if family is not None and family not in registry.names():
         raise ValueError(f"unknown family {family!r}; known: {', '.join(registry.names())}")
-    files = data_files(None, Path(data) if data is not None else None, DEFAULT_RELEASE)
+    files = data_files(config, Path(data) if data is not None else None, DEFAULT_RELEASE)
     families = [family] if family else (
         [n for n in registry.names() if registry.type_of(n) == type.upper()] if type else None)
     selection = load_data(files, families=families, ids=ids, limit=limit, shard=shard)
@@ -55,10 +57,28 @@ def record_instance(text: str) -> Instance:
     return instance_from_dict(json.loads(text), "sample metadata")
 
 
+PROTOCOLS = ("paper", "ask-first", "blind")
+
+
 def new_episode(inst: Instance, *, solver: str, responder: str = "rules", regime: str = "zs",
-                ask_first: bool = False, run_seed: int = RUN_SEED, epoch: int = 0) -> Episode:
+                ask_first: bool = False, run_seed: int = RUN_SEED, epoch: int = 0,
+                protocol: Optional[str] = None) -> Episode:
+    """One episode as ``mira-math eval`` plays it. ``protocol`` (``paper``, ``ask-first`` or
+    ``blind``; default: ``blind`` for a blind-tier row, else ``paper``, or ``ask-first`` when
+    ``ask_first``) is checked as ``eval --protocol`` checks it: a ValueError in one line."""
     if regime not in REGIMES:
         raise ValueError(f"unknown regime {regime!r}: use zs or 4s")
+    protocol = protocol or ("ask-first" if ask_first else "blind" if inst.blind else "paper")
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}: use {', '.join(PROTOCOLS)}")
+    from mira_math.eval.errors import RunError
+    from mira_math.eval.runner import check_protocol
+
+    try:
+        check_protocol(protocol, regime, "standard", [inst])
+    except RunError as err:
+        raise ValueError(str(err)) from None
+    ask_first = protocol == "ask-first"
     return Episode(inst, solver=solver, responder=responder, regime=regime, ask_first=ask_first,
                    run_seed=run_seed, epoch=epoch)
 

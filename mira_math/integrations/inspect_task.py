@@ -5,7 +5,8 @@ Tasks: ``mira_math/mira`` (all families), ``mira_math/mira_type_a``, ``mira_math
 task arguments (``-T NAME=VALUE``): ``family``, ``regime`` (``zs``/``4s``), ``data`` (a release
 folder or JSONL file, e.g. a held-out split), ``responder`` (``rules``, default, or ``llm``: the
 model bound to the role ``responder``, ``--model-role responder=PROVIDER/MODEL``, asked for
-structured output), ``protocol`` (``paper``/``ask-first``).
+structured output), ``protocol`` (``paper``/``ask-first``/``blind``), ``config`` (a dataset
+config of the release: ``blind`` with ``protocol=blind`` runs the blind tier).
 
 The solver plays the dialogue with the harness's own :class:`~mira_math.game.episode.Episode`
 (budget, request and answer extraction, format errors, the final turn), each solver turn one
@@ -33,7 +34,7 @@ from mira_math.eval.seams import Responder
 from mira_math.game.messages import Conversation
 from mira_math.game.prompts import initial_conversation
 from mira_math.generators.schema import Instance
-from mira_math.integrations.common import (new_episode, play, record_instance, record_text,
+from mira_math.integrations.common import (PROTOCOLS, new_episode, play, record_instance, record_text,
                                            release_instances, stats_dict, stats_from_dict,
                                            transcript_stats, metric_value)
 
@@ -62,8 +63,8 @@ def sample(inst: Instance, regime: str = "zs") -> Sample:
 
 
 def mira_dataset(family: Optional[str] = None, type: Optional[str] = None, data: Optional[str] = None,
-                 regime: str = "zs", limit: Optional[int] = None) -> MemoryDataset:
-    instances = release_instances(family=family, type=type, data=data, limit=limit)
+                 regime: str = "zs", limit: Optional[int] = None, config: Optional[str] = None) -> MemoryDataset:
+    instances = release_instances(family=family, type=type, data=data, limit=limit, config=config)
     return MemoryDataset([sample(i, regime) for i in instances], name="mira-math")
 
 
@@ -123,14 +124,14 @@ def make_responder(spec: str) -> Responder:
 def mira_dialogue(responder: str = "rules", regime: str = "zs", protocol: str = "paper"):
     """The MIRA dialogue: solver turns from the evaluated model, requests answered by the
     responder, until an answer, the final turn or an error ends the episode."""
-    if protocol not in ("paper", "ask-first"):
-        raise ValueError(f"unknown protocol {protocol!r}: use paper or ask-first")
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}: use {', '.join(PROTOCOLS)}")
     chosen = make_responder(responder)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         inst = record_instance(state.metadata[RECORD])
         episode = new_episode(inst, solver=str(state.model), responder=responder, regime=regime,
-                              ask_first=protocol == "ask-first")
+                              protocol=protocol)
         state.messages = _messages(episode.conversation)
 
         async def reply(conversation: Conversation, seed: int) -> Completion:
@@ -177,11 +178,16 @@ trace_correct = _mira_metric("trace_correct")
 partial_credit = _mira_metric("partial_credit")      # k missing facts
 all_facts_rate = _mira_metric("all_facts_rate")
 ask_f1 = _mira_metric("ask_f1")
+minimal_accuracy = _mira_metric("minimal_accuracy")      # the blind tier (None elsewhere)
+ask_decision_accuracy = _mira_metric("ask_decision_accuracy")
+over_ask_rate = _mira_metric("over_ask_rate")
+guess_rate = _mira_metric("guess_rate")
 
 
 @scorer(metrics=[accuracy(), stderr(), first_request_success(), hit_rate(), avg_requests(),
                  trace_no_canonical(), trace_canonical_wrong(), trace_correct(),
-                 partial_credit(), all_facts_rate(), ask_f1()])
+                 partial_credit(), all_facts_rate(), ask_f1(), minimal_accuracy(),
+                 ask_decision_accuracy(), over_ask_rate(), guess_rate()])
 def mira_verifier():
     """The exact verifier's verdict on the episode's final answer (1/0), with the transcript's
     summary for the metrics."""
@@ -203,17 +209,17 @@ def mira_verifier():
 # ------------------------------------------------------------------ tasks
 
 def _task(type: Optional[str], family: Optional[str], regime: str, data: Optional[str],
-          responder: str, protocol: str) -> Task:
-    return Task(dataset=mira_dataset(family=family, type=type, data=data, regime=regime),
+          responder: str, protocol: str, config: Optional[str] = None) -> Task:
+    return Task(dataset=mira_dataset(family=family, type=type, data=data, regime=regime, config=config),
                 solver=mira_dialogue(responder=responder, regime=regime, protocol=protocol),
                 scorer=mira_verifier())
 
 
 @task
 def mira(family: Optional[str] = None, regime: str = "zs", data: Optional[str] = None,
-         responder: str = "rules", protocol: str = "paper") -> Task:
-    """Every family (or one: ``-T family=NAME``)."""
-    return _task(None, family, regime, data, responder, protocol)
+         responder: str = "rules", protocol: str = "paper", config: Optional[str] = None) -> Task:
+    """Every family (or one: ``-T family=NAME``; a config: ``-T config=blind -T protocol=blind``)."""
+    return _task(None, family, regime, data, responder, protocol, config)
 
 
 @task

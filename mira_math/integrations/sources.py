@@ -253,13 +253,17 @@ SOURCES = ("release", "stream", "train")
 
 def instances(source: str = "release", *, family: Optional[str] = None, type: Optional[str] = None,
               data: Optional[str] = None, seed_set: Optional[str] = None, parts: Sequence[int] = (1,),
-              held_out: Sequence[str] = ()) -> Iterator[Instance]:
-    """The instances of one source: ``release`` (the committed rows, or ``data``), ``stream``
-    (held out, endless) or ``train`` (endless, disjoint from both)."""
+              held_out: Sequence[str] = (), config: Optional[str] = None) -> Iterator[Instance]:
+    """The instances of one source: ``release`` (the committed rows, or ``data``, or a dataset
+    ``config`` such as ``blind``), ``stream`` (held out, endless) or ``train`` (endless, disjoint
+    from both). The streams draw from the one- and two-fact parts only: the blind tier is an
+    evaluation tier (docs/decisions/data-blind-tier.md)."""
     if source not in SOURCES:
         raise ValueError(f"unknown source {source!r}: use {', '.join(SOURCES)}")
     if source == "release":
-        return iter(release_instances(family=family, type=type, data=data))
+        return iter(release_instances(family=family, type=type, data=data, config=config))
+    if config is not None:
+        raise ValueError(f"config {config!r} selects release rows: use source='release'")
     names = [family] if family else (
         [n for k in parts for n in part(k).names() if registry.type_of(n) == type.upper()] if type else None)
     exclude = excluded_keys(held_out)

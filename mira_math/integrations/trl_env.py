@@ -51,8 +51,22 @@ each call spends one request of your budget); ask once for each missing quantity
 tool `answer` with your exact final answer. Only your first `answer` call counts."""
 
 
-def instructions(k: int) -> str:
-    """The tool protocol's instructions for an instance with ``k`` missing facts."""
+# The blind tier: it never says whether a fact is missing, and says what an unnecessary call costs.
+BLIND_INSTRUCTIONS = """\
+This problem may be complete, or facts you need may be missing from it; an information holder may \
+have facts the problem lacks. If what you are given determines the answer, call the tool `answer` at \
+once. Otherwise call the tool `ask` with one precise request naming one quantity (the holder answers \
+only a request that names exactly one of its facts, with that fact verbatim; each call spends one \
+request of your budget), asking only for what the answer needs: a call on a problem that is already \
+determined, or for a quantity whose value does not change the answer, costs the answer its minimal \
+credit. Then call the tool `answer` with your exact final answer. Only your first `answer` call counts."""
+
+
+def instructions(k: int, blind: bool = False) -> str:
+    """The tool protocol's instructions for an instance with ``k`` missing facts (``blind``: a
+    blind-tier row, whatever its k)."""
+    if blind:
+        return BLIND_INSTRUCTIONS
     return INSTRUCTIONS if k == 1 else MULTI_INSTRUCTIONS
 
 
@@ -78,7 +92,7 @@ class MiraToolEnv:
         inst = record_instance(record)
         self._episode = Episode(inst, solver="trl", responder=self._responder_spec, regime="zs")
         self.refused = 0
-        return f"{problem_message(inst)}\n\n{instructions(inst.k)}"
+        return f"{problem_message(inst)}\n\n{instructions(inst.k, inst.blind)}"
 
     @property
     def episode(self) -> Episode:
@@ -158,7 +172,8 @@ def grpo_rows(source: str = "train", n: Optional[int] = None, **selection: Any) 
 def grpo_dataset(source: str = "train", n: Optional[int] = None, **selection: Any) -> Any:
     """A TRL training dataset with one row per problem, which TRL repeats once per generation,
     so each GRPO group plays one problem. ``source`` and ``selection`` (``family``, ``type``,
-    ``data``, ``seed_set``, ``parts``, ``held_out``) are those of
+    ``data``, ``config``, ``seed_set``, ``parts``, ``held_out``; ``config="blind"`` with
+    ``source="release"``: the blind tier) are those of
     :func:`mira_math.integrations.sources.instances`: ``release`` gives a ``datasets.Dataset`` of
     its rows; an endless stream (``train``, ``stream``) the first ``n`` problems as a
     ``Dataset``, or with ``n=None`` an ``IterableDataset`` (TRL then needs ``max_steps``)."""

@@ -76,6 +76,8 @@ class MiraTasksetConfig(vf.TasksetConfig):
     family: Optional[str] = None
     type: Optional[str] = None
     data: Optional[str] = None
+    config: Optional[str] = None
+    """A dataset config of the release for ``release`` (``blind``: the blind tier)."""
     regime: str = "zs"
     stream_seed_set: Optional[str] = None
     """The streams' seed set (default ``rl-stream-1`` for ``stream``, ``rl-train-1`` for ``train``)."""
@@ -86,7 +88,7 @@ class MiraTasksetConfig(vf.TasksetConfig):
 
 
 def task_for(inst: Instance, regime: str = "zs") -> MiraTask:
-    return MiraTask(MiraData(id=inst.id, prompt=problem_message(inst), system_prompt=system_prompt(regime, inst.k),
+    return MiraTask(MiraData(id=inst.id, prompt=problem_message(inst), system_prompt=system_prompt(regime, inst.k, inst.blind),
                              record=record_text(inst), family=inst.family, type=inst.type,
                              difficulty=inst.difficulty, seed_set=inst.seed_set))
 
@@ -101,7 +103,8 @@ class MiraTaskset(vf.Taskset[MiraTask, MiraTasksetConfig]):
     def load(self) -> Iterator[MiraTask]:
         c = self.config
         for inst in instances(c.source, family=c.family, type=c.type, data=c.data,
-                              seed_set=c.stream_seed_set, parts=c.parts, held_out=c.held_out):
+                              seed_set=c.stream_seed_set, parts=c.parts, held_out=c.held_out,
+                              config=c.config):
             yield task_for(inst, c.regime)
 
 
@@ -256,7 +259,11 @@ def episode_signals(episode: Episode) -> Dict[str, Optional[float]]:
         "hit_rate": stats.canonical_offers / stats.requests if stats.requests else None,
         "format_errors": float(stats.format_errors),
         "facts_acquired": float(stats.facts_acquired),          # k missing facts
-        "partial_credit": stats.facts_acquired / stats.facts_needed,
+        "partial_credit": stats.facts_acquired / stats.facts_needed if stats.facts_needed else None,
+        # the blind tier: None elsewhere
+        "minimal": (1.0 if stats.correct and stats.over_asks == 0 else 0.0) if stats.blind else None,
+        "ask_decision": float((stats.requests > 0) == (stats.facts_needed > 0)) if stats.blind else None,
+        "over_asks": float(stats.over_asks) if stats.blind else None,
     }
 
 
@@ -295,8 +302,9 @@ class MiraEnv(vf.Env[MiraEnvConfig]):
                 trace.record_reward(name, value)
             trace.record_metrics({k: v for k, v in signals.items() if k != "correct" and v is not None})
             trace.metrics.update({k: None for k, v in signals.items() if v is None})
-            # the episode as transcripts.jsonl stores it, under the text protocol of the paper
-            trace.info["mira"] = {"protocol": "paper",
+            # the episode as transcripts.jsonl stores it, under the paper's text protocol (the
+            # blind one for a blind-tier row)
+            trace.info["mira"] = {"protocol": "blind" if played.inst.blind else "paper",
                                   "transcript": json.loads(played.transcript.to_json_line()),
                                   "decoding": {k: v for k, v in self.config.decoding(0).items() if k != "seed"},
                                   "run_seed": self.config.seed, "epoch": played.epoch, "sent": sent,

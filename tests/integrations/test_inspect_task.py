@@ -152,3 +152,36 @@ def test_the_llm_responder_is_the_responder_role_with_structured_output(release,
         assert turns and all(t["decision"] == "decline" and t["raw"] == decline for t in turns)
         assert sample.metadata[TRANSCRIPT]["responder"] == "llm"
         assert sample.scores["mira_verifier"].value == "I"    # the reference solver never got its line
+
+
+@pytest.mark.parametrize("spec", ["reference", "ask-all"])
+def test_the_blind_tier_scores_as_eval(spec, tmp_path):
+    """``-T config=blind -T protocol=blind``: the same transcripts and blind metrics as
+    ``mira-math eval --config blind --protocol blind``."""
+    subprocess.run([sys.executable, "-m", "mira_math.cli", "eval", "--solver", spec, "--config", "blind",
+                    "--protocol", "blind", "--out", str(tmp_path / "native")], cwd=ROOT, check=True,
+                   capture_output=True)
+    lines = (tmp_path / "native" / "transcripts.jsonl").read_text(encoding="utf-8").splitlines()
+    native = {row["id"]: row for row in map(json.loads, lines)}
+    tier = {i.id: i for i in release_instances(config="blind")}
+    model = get_model("mockllm/model", custom_outputs=replaying(spec, list(tier.values())), memoize=False)
+    (log,) = inspect_eval(mira(config="blind", protocol="blind"), model=model,
+                          log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "success", log.error
+    samples = {s.id: s for s in log.samples}
+    assert sorted(samples) == sorted(native) == sorted(tier)
+    for tid, row in native.items():
+        assert plain(samples[tid].metadata[TRANSCRIPT]) == plain(row), tid
+    expected = group_metrics([instance_stats(row, InstanceInfo.of(tier[tid])) for tid, row in native.items()])
+    metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
+    for name in ("minimal_accuracy", "ask_decision_accuracy", "over_ask_rate", "guess_rate", "accuracy"):
+        assert metrics[name] == float(Fraction(getattr(expected, name))), name
+    assert (metrics["minimal_accuracy"] == 1.0) == (spec == "reference")
+
+
+def test_the_blind_protocol_is_refused_on_other_rows(tmp_path):
+    model = get_model("mockllm/model", custom_outputs=replaying("reference", release_instances(limit=2)),
+                      memoize=False)
+    (log,) = inspect_eval(mira(protocol="blind"), model=model, limit=1, log_dir=str(tmp_path / "logs"),
+                          display="none")
+    assert log.status == "error" and "not a blind-tier row" in str(log.error)

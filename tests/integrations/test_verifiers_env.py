@@ -245,3 +245,30 @@ def test_each_turn_carries_evals_settings_and_its_seed(override):
     seeds = [request_seed(7, inst.id, n, "solver") for n in range(turns)]
     assert ve.overridden(sent, config, seeds) == sorted(override)
     assert ve.MiraEnvConfig(stop=[]).decoding(1).get("stop") is None     # as eval to the official API
+
+
+@pytest.mark.parametrize("spec", ["reference", "ask-all", "noask"])
+def test_blind_rollouts_score_like_eval(spec):
+    """The tier as a taskset (``config: blind``): the blind system prompt, eval's transcripts,
+    the blind signals and the protocol named in the trace."""
+    env = ve.MiraEnv(ve.MiraEnvConfig(taskset={"id": PLUGIN, "config": "blind"}))
+    solver = make_solver(spec)
+    tier = release_instances(config="blind")
+    tasks = list(env.taskset)
+    assert [t.data.id for t in tasks] == [i.id for i in tier]
+    assert {t.data.system_prompt for t in tasks} == {mira_math.initial_messages(tier[0])[0]["content"]}
+    for task in tasks[:: max(1, len(tasks) // 24)]:
+        (solver_trace, _), session = _rollout(env, task, spec)
+        inst = session.inst
+        native = mira_math.run_episode(inst, lambda m, inst=inst: solver.generate([SolverCall(inst, m, 0)])[0].text)
+        stored = {k: v for k, v in native.items() if not (k == "epoch" and v == 0)}
+        assert plain(solver_trace.info["mira"]["transcript"]) == plain(stored), inst.id
+        assert solver_trace.info["mira"]["protocol"] == "blind"
+        over = solver_trace.metrics["over_asks"]
+        assert solver_trace.metrics["minimal"] == float(native["verdict"]["correct"] and over == 0)
+        assert solver_trace.metrics["ask_decision"] == float(
+            any(t["role"] == "responder" for t in native["turns"]) == bool(inst.gaps.needed))
+        if spec == "reference":
+            assert (solver_trace.rewards["correct"], solver_trace.metrics["minimal"], over) == (1.0, 1.0, 0.0)
+        if spec == "ask-all":
+            assert over == float(bool(inst.gaps.irrelevant))
