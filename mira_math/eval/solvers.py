@@ -283,5 +283,5 @@ def recorded_params(spec: str, solver: Solver, params: GenParams) -> Dict[str, A
     return sent.as_dict()
 
 
-__all__ = ["AskAllSolver", "FirstFactSolver", "ModelSolver", "NoAskSolver", "ReferenceSolver", "SCRIPTED", "SamplerSolver",
-           "make_solver", "recorded_params"]
+__all__ = ["AskAllSolver", "FirstFactSolver", "ModelSolver", "NoAskSolver", "ReferenceSolver", "SCRIPTED",
+           "SamplerSolver", "blind_answer", "make_solver", "recorded_params"]

@@ -88,7 +88,8 @@ class MiraTasksetConfig(vf.TasksetConfig):
 
 
 def task_for(inst: Instance, regime: str = "zs") -> MiraTask:
-    return MiraTask(MiraData(id=inst.id, prompt=problem_message(inst), system_prompt=system_prompt(regime, inst.k, inst.blind),
+    return MiraTask(MiraData(id=inst.id, prompt=problem_message(inst),
+                             system_prompt=system_prompt(regime, inst.k, inst.blind),
                              record=record_text(inst), family=inst.family, type=inst.type,
                              difficulty=inst.difficulty, seed_set=inst.seed_set))
 

@@ -21,8 +21,8 @@ from mira_math.eval.scoring import COLUMN_VALUES, SCORES_VERSION, Scales, score,
 from mira_math.eval.seams import AsyncSolver, Solver, read_seats
 from mira_math.eval.selection import data_files, load_data
 from mira_math.eval.solver_kinds import SCRIPTED
-from mira_math.eval.solvers import (AskAllSolver, FirstFactSolver, ModelSolver, NoAskSolver, ReferenceSolver, SamplerSolver,
-                                    make_solver)
+from mira_math.eval.solvers import (AskAllSolver, FirstFactSolver, ModelSolver, NoAskSolver, ReferenceSolver,
+                                    SamplerSolver, make_solver)
 from mira_math.game.episode import Episode
 from mira_math.game.messages import SolverCall
 from mira_math.game.responders.rules import RulesResponder
