@@ -22,13 +22,13 @@ from mira_math.generators.schema import read_jsonl
 from mira_math.integrations import sources
 
 SMALL = ["--families", "rankdef_linear_shared", "circuit_missing_resistance", "--per-type", "2/2",
-         "--multi-hint-per-type", "2/2"]
+         "--multi-hint-per-type", "2/2", "--blind-per-type", "6/6"]
 
 
 def _keys(folder: Path) -> set:
-    from mira_math.generators.release import family_files
+    from mira_math.generators.release import blind_files, family_files
 
-    return {k for path in family_files(folder) + multi_hint_files(folder)
+    return {k for path in family_files(folder) + multi_hint_files(folder) + blind_files(folder)
             for inst in read_jsonl(path) for k in instance_keys(inst)}
 
 
@@ -44,7 +44,8 @@ def committed(tmp_path_factory):
 
 
 def test_regenerating_a_committed_split_by_its_name_shares_nothing(committed, tmp_path):
-    """Both parts: the two-fact part's seeds come from the random master seed, not the name."""
+    """Every part: the two-fact part's and the blind tier's seeds come from the random master
+    seed, not the name."""
     by_name = tmp_path / "by-name"
     assert main(["generate", "--seed-set", "secret-2028", "--out", str(by_name), *SMALL]) == 0
     assert multi_hint_files(committed) and multi_hint_files(by_name)
@@ -53,6 +54,10 @@ def test_regenerating_a_committed_split_by_its_name_shares_nothing(committed, tm
     assert info["multi_hint"]["master_seed"] != named["multi_hint"]["master_seed"]
     secret = json.loads(beside(committed, "secret").read_text())
     assert secret["seed_material"]["multi_hint"]["master_seed"] == info["multi_hint"]["master_seed"]
+    from mira_math.generators.release import blind_files
+
+    assert blind_files(committed) and info["blind"]["master_seed"] != named["blind"]["master_seed"]
+    assert secret["seed_material"]["blind"]["master_seed"] == info["blind"]["master_seed"]
 
 
 @pytest.mark.parametrize("field,value", [("seed_set", "someone-else"), ("note", "extra"),
