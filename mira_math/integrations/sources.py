@@ -75,21 +75,23 @@ def in_train_half(key: str) -> bool:
 
 def release_keys() -> FrozenSet[str]:
     """The committed release's ``check-disjoint`` keys (complete problems and solver views),
-    both parts."""
+    every part."""
     return _keys_of(None)
 
 
 @functools.lru_cache(maxsize=8)
 def _keys_of(data: Optional[str]) -> FrozenSet[str]:
-    """Both keys of every instance of a release folder (both parts: ``test.jsonl`` and
-    ``multi_hint.jsonl`` of every family) or of one JSONL file, read with ``eval``'s checks."""
+    """Both keys of every instance of a release folder (every part: ``test.jsonl``,
+    ``multi_hint.jsonl`` and ``blind.jsonl`` of every family) or of one JSONL file, read with
+    ``eval``'s checks."""
     from mira_math.eval.selection import load_data
     from mira_math.generators.layout import DEFAULT_RELEASE
-    from mira_math.generators.release import family_files, multi_hint_files
+    from mira_math.generators.release import blind_files, family_files, multi_hint_files
 
     folder = DEFAULT_RELEASE if data is None else Path(data)
     if folder.is_dir():
-        parts = [files for files in (family_files(folder), multi_hint_files(folder)) if files]
+        parts = [files for files in (family_files(folder), multi_hint_files(folder), blind_files(folder))
+                 if files]
         if not parts:
             raise ValueError(f"{folder}: no data/<family>/test.jsonl or multi_hint.jsonl files")
     elif folder.is_file():
