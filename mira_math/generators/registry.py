@@ -61,6 +61,7 @@ BLIND = (
     "bayes_missing_prior",
     "birth_death_missing_rate",
     "crt_reconstruction",
+    "geometry_coordinates",
     "circuit_missing_resistance",
     "laplace_grid",
     "linear_system_missing_coeff",

@@ -159,6 +159,8 @@ def _crt() -> List[Tuple[str, SlotSpec]]:
          "lines 1 and 2 (both)"),
         ("`Q` (repeat of a solver fact; withheld in the two-fact part)",
          "`Q`, point Q, the (x and y) coordinates of Q (\"x and y coordinates\" names no quantity)"),
+        ("`R` (blind tier: a given point the question does not use)",
+         "`R`, point R"),
         ("`P`",
          "`P`, intersection (point), point of intersection"),
         (r"`\|PQ\|` (target)",
@@ -195,6 +197,7 @@ def _geometry() -> List[Tuple[str, SlotSpec]]:
         (r"\b(?:intersection(?:\s+point)?|point\s+of\s+intersection)(?:\s+(?-i:P)\b)?", "P"),
         (r"(?<![A-Za-z0-9_'|])(?-i:P)(?![A-Za-z0-9_(|])", "P"),
         (r"(?<![A-Za-z0-9_'|])(?-i:Q)(?![A-Za-z0-9_(|])", "Q"),
+        (r"(?<![A-Za-z0-9_'|])(?-i:R)(?![A-Za-z0-9_(|])", "R"),   # the blind tier's unused point
     ]
 
 
