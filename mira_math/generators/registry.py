@@ -62,6 +62,7 @@ BLIND = (
     "birth_death_missing_rate",
     "crt_reconstruction",
     "geometry_coordinates",
+    "graph_path_sums",
     "circuit_missing_resistance",
     "laplace_grid",
     "linear_system_missing_coeff",

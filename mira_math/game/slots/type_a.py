@@ -206,8 +206,16 @@ _PATH_SUMS = {frozenset(("e01", "e12")): "s1", frozenset(("e12", "e20")): "s2",
               frozenset(("e20", "e01")): "s3"}
 
 
+def _edge_name(a: int, b: int) -> Optional[str]:
+    """The triangle's edges by their own names (``e02`` is ``e20``); any other pair of distinct
+    nodes (the blind tier's larger graphs) is ``e<low><high>``."""
+    if a == b:
+        return None
+    return _EDGE_NAMES.get(frozenset((a, b)), f"e{min(a, b)}{max(a, b)}")
+
+
 def _edges(ints: List[int]) -> List[Optional[str]]:
-    return [_EDGE_NAMES.get(frozenset(ints[i:i + 2])) for i in range(0, len(ints) - 1, 2)]
+    return [_edge_name(ints[i], ints[i + 1]) for i in range(0, len(ints) - 1, 2)]
 
 
 def _edge(ints: List[int], span: str) -> Optional[str]:
@@ -234,6 +242,9 @@ def _path(ints: List[int], span: str) -> object:
          "e_{01}`, sum of e20 and e01, path 2-0-1 (either direction); `s3 = e20 + e01`"),
         ("`e01`, `e12`, `e20` (target)",
          "`e01`/`e10`, `e_01`, `w01`, edge 0-1, edge between 0 and 1; \"edge weights\" names all three"),
+        ("`eij`, other nodes (blind tier)",
+         "`e13`/`e31`, `e_13`, `w13`, `e(1,3)`, edge 1-3, edge between nodes 1 and 3, edge from node 1 to node 3: "
+         "nodes 0-9, the lower first; `e02` is `e20`"),
     ),
     held="s3",
     offered=(
@@ -250,7 +261,7 @@ def _path(ints: List[int], span: str) -> object:
     ),
 ))
 def _graph() -> List[Tuple[str, SlotSpec]]:
-    edge = r"(?:e|w)(?:\s*_\s*)?\(?\s*([012])\s*,?\s*([012])\s*\)?(?!\d)"
+    edge = r"(?:e|w)(?:\s*_\s*)?\(?\s*(\d)\s*,?\s*(\d)\s*\)?(?!\d)"
     and_edge = r"\s*(?:\+|plus)\s*"
     sep = r"\s*(?:-|->|,|–)\s*"
     return [
@@ -264,7 +275,8 @@ def _graph() -> List[Tuple[str, SlotSpec]]:
         (r"\b(?:last|final)\s+(?:two[\s-]edge\s+)?path(?:\s+sum)?\b", "s3"),
         (r"\bpath\s+sum\s*(?:#|no\.?|number)?\s*" + NUM, "s{0}"),
         (r"\bedge\s+weights\b", ("e01", "e12", "e20")),
-        (r"\bedge\s*(?:between\s+)?(?:vertices\s+)?\(?([012])\s*(?:-|–|and|to|,)?\s*([012])\)?(?!\d)",
+        (r"\bedge\s*(?:between\s+|from\s+)?(?:(?:vertices|vertex|nodes|node)\s+)?\(?(\d)\s*(?:-|–|->|and|to|,)?"
+         r"\s*(?:(?:vertex|node)\s+)?(\d)\)?(?!\d)",
          _edge),
         (NB + edge, _edge),
     ]
