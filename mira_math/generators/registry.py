@@ -63,6 +63,7 @@ BLIND = (
     "crt_reconstruction",
     "geometry_coordinates",
     "graph_path_sums",
+    "matrix_completion",
     "circuit_missing_resistance",
     "laplace_grid",
     "linear_system_missing_coeff",
