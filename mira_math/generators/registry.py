@@ -64,6 +64,7 @@ BLIND = (
     "geometry_coordinates",
     "graph_path_sums",
     "matrix_completion",
+    "recurrence_missing_init",
     "circuit_missing_resistance",
     "laplace_grid",
     "linear_system_missing_coeff",
