@@ -59,12 +59,12 @@ MULTI_HINT = (
 # ``FAMILY`` each, docs/decisions/data-blind-tier.md), in release order: Type A first.
 BLIND = (
     "bayes_missing_prior",
-    "birth_death_missing_rate",
     "crt_reconstruction",
     "geometry_coordinates",
     "graph_path_sums",
     "matrix_completion",
     "recurrence_missing_init",
+    "birth_death_missing_rate",
     "circuit_missing_resistance",
     "laplace_grid",
     "linear_system_missing_coeff",
