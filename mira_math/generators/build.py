@@ -120,11 +120,17 @@ def problem_key(inst: Instance) -> str:
     so the same problem at another level or with another slot hidden collides."""
     # Plain JSON is enough here (fractions stay canonical "p/q" strings) and cheaper than
     # reviving them; sort_keys keeps the text canonical.
-    if inst.blind:    # every quantity of a blind-tier problem is in its latent state
-        from mira_math.generators.blind.build import blind_problem_key
-
+    if inst.blind:
         return blind_problem_key(inst)
     problem = registry.get(inst.family, inst.k).problem(json.loads(inst.latent))
+    return f"{inst.family}|problem|" + json.dumps(problem, sort_keys=True, separators=(",", ":"),
+                                                   ensure_ascii=False)
+
+
+def blind_problem_key(inst: Instance) -> str:
+    """The complete problem of a blind-tier row: every quantity is in its latent state, so the
+    key is that state without the level (the slots withheld are not part of the problem)."""
+    problem = {k: v for k, v in json.loads(inst.latent).items() if k != "level"}
     return f"{inst.family}|problem|" + json.dumps(problem, sort_keys=True, separators=(",", ":"),
                                                    ensure_ascii=False)
 

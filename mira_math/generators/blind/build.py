@@ -6,13 +6,14 @@ another: the kinds are mixed in every block and their share is the same in every
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Sequence, Set, Tuple
 
 from mira_math.generators import registry
 from mira_math.generators.blind.contract import BlindFamily, Finite, Reject
+from mira_math.generators.build import GenerationError as BuildGenerationError
+from mira_math.generators.build import blind_problem_key
 from mira_math.generators.layout import BLIND
 from mira_math.generators.blind.prove import ProofError, answer_text, make_proofs
 from mira_math.generators.schema import (Answer, Gaps, Hint, Instance, View, decode_latent,
@@ -37,8 +38,9 @@ PLAN: Tuple[Tuple[str, object, int], ...] = (
 )
 
 
-class GenerationError(RuntimeError):
-    """A family could not produce a valid blind-tier instance within the bounded draws."""
+class GenerationError(BuildGenerationError):
+    """A family could not produce a valid blind-tier instance within the bounded draws (the
+    one-fact builder's error, so ``generate`` reports it in one line)."""
 
 
 def plan_of(family: BlindFamily, index: int) -> Tuple[str, int, int]:
@@ -136,13 +138,6 @@ def _denominators(inst: Instance) -> List[int]:
     value = from_canonical(inst.answer.type, inst.answer.value)
     items = value if isinstance(value, tuple) else (value,)
     return [getattr(v, "denominator", 1) for v in items]
-
-
-def blind_problem_key(inst: Instance) -> str:
-    """The complete problem of a blind-tier row (every quantity filled in), without the level."""
-    problem = {k: v for k, v in json.loads(inst.latent).items() if k != "level"}
-    return f"{inst.family}|problem|" + json.dumps(problem, sort_keys=True, separators=(",", ":"),
-                                                   ensure_ascii=False)
 
 
 def blind_view_key(inst: Instance) -> str:

@@ -53,6 +53,9 @@ class RecurrenceBlind(BlindFamily):
     name = "recurrence_missing_init"
     type = "A"
     answer_type = "int"
+    # one needed fact at most: with two withheld beside an irrelevant one, the view is one line
+    # (the zero coefficient) and a split runs out of distinct views
+    max_needed = 1
 
     def generate(self, rng: random.Random, level: int) -> Latent:
         b = _bound(level)
