@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from mira_math.generators.family import Family, Latent, Rendered
 from mira_math.generators.schema import Hint
@@ -26,9 +26,9 @@ def _rate_names(n: int) -> List[str]:
     return [f"lambda_{i}" for i in range(n - 1)] + [f"mu_{i}" for i in range(1, n)]
 
 
-def _pi(n: int, rates: Dict[str, int], target: int) -> Fraction:
-    """Detailed balance: pi_i is proportional to lambda_0...lambda_{i-1} · mu_{i+1}...mu_{n-1}
-    (the product form prod_{k<i} lambda_k / mu_{k+1}, cleared of denominators)."""
+def _weights(n: int, rates: Mapping[str, int]) -> List[int]:
+    """pi_i up to a common factor (detailed balance): lambda_0...lambda_{i-1} · mu_{i+1}...mu_{n-1},
+    the product form prod_{k<i} lambda_k / mu_{k+1} cleared of denominators."""
     weights = []
     for i in range(n):
         w = 1
@@ -37,6 +37,12 @@ def _pi(n: int, rates: Dict[str, int], target: int) -> Fraction:
         for k in range(i + 1, n):
             w *= rates[f"mu_{k}"]
         weights.append(w)
+    return weights
+
+
+def _pi(n: int, rates: Dict[str, int], target: int) -> Fraction:
+    """pi_target from the detailed-balance weights."""
+    weights = _weights(n, rates)
     return Fraction(weights[target], sum(weights))
 
 

@@ -18,20 +18,7 @@ from fractions import Fraction
 from typing import Dict, List, Mapping, Optional
 
 from mira_math.generators.blind.contract import BlindFamily, Domain, Finite, Latent, Setting
-from mira_math.generators.families.birth_death_missing_rate import _max_rate, _rate_names
-
-
-def _weights(n: int, rates: Mapping[str, int]) -> List[int]:
-    """pi_i up to a common factor: lambda_0...lambda_{i-1} mu_{i+1}...mu_{n-1}."""
-    out = []
-    for i in range(n):
-        w = 1
-        for k in range(i):
-            w *= rates[f"lambda_{k}"]
-        for k in range(i + 1, n):
-            w *= rates[f"mu_{k}"]
-        out.append(w)
-    return out
+from mira_math.generators.families.birth_death_missing_rate import _max_rate, _rate_names, _weights
 
 
 def _between(name: str, lo: int, hi: int) -> bool:

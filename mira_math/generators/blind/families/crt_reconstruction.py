@@ -15,18 +15,10 @@ import random
 from typing import List, Mapping, Optional
 
 from mira_math.generators.blind.contract import BlindFamily, Domain, Finite, Latent, Reject, Setting
+from mira_math.generators.families.crt_reconstruction import _crt
 
 PRIMES = (3, 5, 7, 11, 13, 17, 19)
 _WORDS = {3: "three", 4: "four", 5: "five"}
-
-
-def _crt(residues: List[int], moduli: List[int]) -> int:
-    """The least non-negative x with x ≡ r_i (mod m_i), moduli pairwise coprime."""
-    x, m = 0, 1
-    for r, mi in zip(residues, moduli):
-        t = ((r - x) * pow(m, -1, mi)) % mi
-        x, m = x + m * t, m * mi
-    return x
 
 
 def _product(values: List[int]) -> int:
