@@ -40,6 +40,15 @@ def release_instances(family: Optional[str] = None, type: Optional[str] = None,
         raise ValueError(f"unknown type {type!r}: use A or B")
     if family is not None and family not in registry.names():
         raise ValueError(f"unknown family {family!r}; known: {', '.join(registry.names())}")
+    if config is not None:
+        from mira_math.generators.card import configs
+        from mira_math.generators.requests import CONFIG_NAME as REQUESTS_CONFIG
+
+        if data is not None:
+            raise ValueError(f"config {config!r} and data {str(data)!r}: give one of them")
+        if config == REQUESTS_CONFIG or config not in configs():
+            known = ", ".join(n for n in configs() if n != REQUESTS_CONFIG)
+            raise ValueError(f"unknown instance config {config!r}; known: {known}")
     files = data_files(config, Path(data) if data is not None else None, DEFAULT_RELEASE)
     families = [family] if family else (
         [n for n in registry.names() if registry.type_of(n) == type.upper()] if type else None)
@@ -60,6 +69,18 @@ def record_instance(text: str) -> Instance:
 PROTOCOLS = ("paper", "ask-first", "blind")
 
 
+def check_instances(protocol: str, regime: str, instances: Sequence[Instance]) -> None:
+    """``eval --protocol``'s check (the blind protocol runs the blind tier only, zero-shot, and
+    the tier no other protocol) as a one-line ValueError, before anything is played."""
+    from mira_math.eval.errors import RunError
+    from mira_math.eval.runner import check_protocol
+
+    try:
+        check_protocol(protocol, regime, "standard", instances)
+    except RunError as err:
+        raise ValueError(str(err)) from None
+
+
 def new_episode(inst: Instance, *, solver: str, responder: str = "rules", regime: str = "zs",
                 ask_first: bool = False, run_seed: int = RUN_SEED, epoch: int = 0,
                 protocol: Optional[str] = None) -> Episode:
@@ -71,13 +92,7 @@ def new_episode(inst: Instance, *, solver: str, responder: str = "rules", regime
     protocol = protocol or ("ask-first" if ask_first else "blind" if inst.blind else "paper")
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol {protocol!r}: use {', '.join(PROTOCOLS)}")
-    from mira_math.eval.errors import RunError
-    from mira_math.eval.runner import check_protocol
-
-    try:
-        check_protocol(protocol, regime, "standard", [inst])
-    except RunError as err:
-        raise ValueError(str(err)) from None
+    check_instances(protocol, regime, [inst])
     ask_first = protocol == "ask-first"
     return Episode(inst, solver=solver, responder=responder, regime=regime, ask_first=ask_first,
                    run_seed=run_seed, epoch=epoch)

@@ -34,7 +34,7 @@ from mira_math.eval.seams import Responder
 from mira_math.game.messages import Conversation
 from mira_math.game.prompts import initial_conversation
 from mira_math.generators.schema import Instance
-from mira_math.integrations.common import (PROTOCOLS, new_episode, play, record_instance, record_text,
+from mira_math.integrations.common import (PROTOCOLS, check_instances, new_episode, play, record_instance, record_text,
                                            release_instances, stats_dict, stats_from_dict,
                                            transcript_stats, metric_value)
 
@@ -210,7 +210,11 @@ def mira_verifier():
 
 def _task(type: Optional[str], family: Optional[str], regime: str, data: Optional[str],
           responder: str, protocol: str, config: Optional[str] = None) -> Task:
-    return Task(dataset=mira_dataset(family=family, type=type, data=data, regime=regime, config=config),
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown protocol {protocol!r}: use {', '.join(PROTOCOLS)}")
+    instances = release_instances(family=family, type=type, data=data, config=config)
+    check_instances(protocol, regime, instances)       # refused when the task is made, in one line
+    return Task(dataset=MemoryDataset([sample(i, regime) for i in instances], name="mira-math"),
                 solver=mira_dialogue(responder=responder, regime=regime, protocol=protocol),
                 scorer=mira_verifier())
 

@@ -179,6 +179,8 @@ def grpo_dataset(source: str = "train", n: Optional[int] = None, **selection: An
     ``Dataset``, or with ``n=None`` an ``IterableDataset`` (TRL then needs ``max_steps``)."""
     from datasets import Dataset, IterableDataset
 
+    if selection.get("config") is not None and source != "release":   # refused now, not on iteration
+        raise ValueError(f"config {selection['config']!r} selects release rows: use source='release'")
     if source == "release" or n is not None:
         rows = list(grpo_rows(source, n, **selection))
         return Dataset.from_dict({"prompt": [r["prompt"] for r in rows], "record": [r["record"] for r in rows]})

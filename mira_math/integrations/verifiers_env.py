@@ -250,7 +250,7 @@ def episode_signals(episode: Episode) -> Dict[str, Optional[float]]:
     """The reward (the verifier's 1/0) and the request-quality metrics of one episode."""
     t = episode.transcript
     stats = transcript_stats(episode)
-    return {
+    signals: Dict[str, Optional[float]] = {
         "correct": 1.0 if (t.error is None and t.verdict and t.verdict["correct"]) else 0.0,
         "errored": 1.0 if t.error is not None else 0.0,
         "requests": float(stats.requests),
@@ -261,11 +261,15 @@ def episode_signals(episode: Episode) -> Dict[str, Optional[float]]:
         "format_errors": float(stats.format_errors),
         "facts_acquired": float(stats.facts_acquired),          # k missing facts
         "partial_credit": stats.facts_acquired / stats.facts_needed if stats.facts_needed else None,
-        # the blind tier: None elsewhere
-        "minimal": (1.0 if stats.correct and stats.over_asks == 0 else 0.0) if stats.blind else None,
-        "ask_decision": float((stats.requests > 0) == (stats.facts_needed > 0)) if stats.blind else None,
-        "over_asks": float(stats.over_asks) if stats.blind else None,
     }
+    if stats.blind:     # the blind tier's rows only, named after score's metrics (their per-row terms)
+        signals.update({
+            "minimal_accuracy": 1.0 if stats.correct and stats.over_asks == 0 else 0.0,
+            "ask_decision_accuracy": float((stats.requests > 0) == (stats.facts_needed > 0)),
+            "over_asks": float(stats.over_asks),
+            "guess_rate": float(stats.guessed) if stats.facts_needed else None,
+        })
+    return signals
 
 
 class MiraEnv(vf.Env[MiraEnvConfig]):

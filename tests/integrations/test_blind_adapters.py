@@ -34,6 +34,14 @@ def test_the_tier_is_a_config_of_the_release(tier):
     assert [i.id for i in instances("release", config="blind")] == [i.id for i in tier]
     with pytest.raises(ValueError, match="source='release'"):
         instances("stream", config="blind")
+    with pytest.raises(ValueError, match="source='release'"):
+        grpo_dataset("train", config="blind")             # refused before a lazy dataset is made
+    for kwargs, said in (({"config": "nope"}, "unknown instance config"),
+                         ({"config": "responder_check"}, "unknown instance config"),
+                         ({"config": "blind", "data": str(DEFAULT_RELEASE)}, "give one of them")):
+        with pytest.raises(ValueError) as err:
+            release_instances(**kwargs)
+        assert said in str(err.value) and "\n" not in str(err.value)
 
 
 def test_the_episode_builder_checks_the_protocol_as_eval_does(tier):

@@ -179,9 +179,11 @@ def test_the_blind_tier_scores_as_eval(spec, tmp_path):
     assert (metrics["minimal_accuracy"] == 1.0) == (spec == "reference")
 
 
-def test_the_blind_protocol_is_refused_on_other_rows(tmp_path):
-    model = get_model("mockllm/model", custom_outputs=replaying("reference", release_instances(limit=2)),
-                      memoize=False)
-    (log,) = inspect_eval(mira(protocol="blind"), model=model, limit=1, log_dir=str(tmp_path / "logs"),
-                          display="none")
-    assert log.status == "error" and "not a blind-tier row" in str(log.error)
+def test_the_protocol_is_checked_when_the_task_is_made():
+    for kwargs, said in (({"protocol": "blind"}, "not a blind-tier row"),
+                         ({"config": "blind"}, "--protocol blind"),
+                         ({"config": "blind", "protocol": "blind", "regime": "4s"}, "zero-shot"),
+                         ({"config": "nope"}, "unknown instance config")):
+        with pytest.raises(ValueError) as err:
+            mira(**kwargs)
+        assert said in str(err.value) and "\n" not in str(err.value), kwargs

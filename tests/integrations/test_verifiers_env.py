@@ -169,6 +169,7 @@ def test_scripted_rollouts_score_like_run_episode(spec):
         assert solver_trace.metrics["requests"] == requests
         assert other.rewards == {} and other.metrics == {} and other.info == {}
         assert solver_trace.info["mira"]["protocol"] == "paper"
+        assert not {"minimal_accuracy", "ask_decision_accuracy", "over_asks", "guess_rate"} & set(solver_trace.metrics)
         # as transcripts.jsonl stores it: a default epoch (0) is left out of the line
         stored = {k: v for k, v in native.items() if not (k == "epoch" and v == 0)}
         assert plain(solver_trace.info["mira"]["transcript"]) == plain(stored), inst.id
@@ -265,10 +266,12 @@ def test_blind_rollouts_score_like_eval(spec):
         assert plain(solver_trace.info["mira"]["transcript"]) == plain(stored), inst.id
         assert solver_trace.info["mira"]["protocol"] == "blind"
         over = solver_trace.metrics["over_asks"]
-        assert solver_trace.metrics["minimal"] == float(native["verdict"]["correct"] and over == 0)
-        assert solver_trace.metrics["ask_decision"] == float(
+        assert solver_trace.metrics["minimal_accuracy"] == float(native["verdict"]["correct"] and over == 0)
+        assert solver_trace.metrics["ask_decision_accuracy"] == float(
             any(t["role"] == "responder" for t in native["turns"]) == bool(inst.gaps.needed))
         if spec == "reference":
-            assert (solver_trace.rewards["correct"], solver_trace.metrics["minimal"], over) == (1.0, 1.0, 0.0)
+            assert (solver_trace.rewards["correct"], solver_trace.metrics["minimal_accuracy"], over) == (1.0, 1.0, 0.0)
         if spec == "ask-all":
             assert over == float(bool(inst.gaps.irrelevant))
+        if spec == "noask" and inst.gaps.needed:
+            assert solver_trace.metrics["guess_rate"] == 1.0
